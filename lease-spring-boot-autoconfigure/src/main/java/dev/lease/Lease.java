@@ -1,0 +1,55 @@
+package dev.lease;
+
+import java.time.Duration;
+
+/**
+ * Exclusive rights on a name for a bounded time, kept alive by background renewal.
+ *
+ * <p>What a lease can promise: while {@link #isValid()} is true, the backend has not granted the name to anyone
+ * else, as far as this process can tell on its monotonic clock. What it cannot promise: that this stays true
+ * between checking and acting. The process may pause for any length of time right after the check. That is why
+ * {@link LeaseKind#CORRECTNESS} work must send {@link #token()} to the resource it writes and let the resource
+ * reject stale tokens.
+ *
+ * <p>A lease obtained from a {@link Leased} method or {@link LeaseTemplate#execute} is released by the library;
+ * one obtained from {@link LeaseTemplate#acquire} must be closed by the caller (try-with-resources).
+ */
+public interface Lease extends AutoCloseable {
+
+    /** The lease name, after any SpEL template was evaluated. */
+    String name();
+
+    /** The kind this lease was acquired as. */
+    LeaseKind kind();
+
+    /**
+     * The fencing token of this grant.
+     *
+     * @throws IllegalStateException if the backend issues no tokens (Redis): such a lease can only be used for
+     *         {@link LeaseKind#EFFICIENCY}
+     */
+    FencingToken token();
+
+    /** Whether the backend issues fencing tokens for this lease, i.e. whether {@link #token()} can be called. */
+    boolean hasToken();
+
+    /** False once the lease was lost, expired locally or released; never becomes true again. */
+    boolean isValid();
+
+    /**
+     * How long the lease stays valid if no renewal succeeds, measured on the monotonic clock from before the last
+     * successful acquire or renew request was sent. {@link Duration#ZERO} when invalid.
+     */
+    Duration remaining();
+
+    /**
+     * Throws when the lease is no longer valid; call it before an irreversible step in long work.
+     *
+     * @throws LeaseLostException when {@link #isValid()} is false
+     */
+    void checkValid();
+
+    /** Releases the lease with the grant this process holds, so a successor's grant is never touched. Idempotent. */
+    @Override
+    void close();
+}

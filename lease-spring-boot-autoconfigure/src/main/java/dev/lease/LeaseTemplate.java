@@ -1,0 +1,34 @@
+package dev.lease;
+
+import java.util.Optional;
+
+/**
+ * Programmatic access to leases, for code that cannot use {@link Leased}. Available as a bean.
+ *
+ * <pre>{@code
+ * leases.execute(LeaseSpec.of("nightly-report", LeaseKind.EFFICIENCY), lease -> report.run());
+ * }</pre>
+ */
+public interface LeaseTemplate {
+
+    /**
+     * Acquires a lease, waiting up to {@link LeaseSpec#waitFor()}. The caller must close it; it is renewed in the
+     * background until then, but no thread is interrupted when it is lost: check {@link Lease#isValid()} or
+     * {@link Lease#checkValid()} before each step, or prefer {@link #execute}.
+     *
+     * @throws LeaseUnavailableException when still held by someone else after the wait
+     */
+    Lease acquire(LeaseSpec spec);
+
+    /** Like {@link #acquire(LeaseSpec)}, but returns empty instead of throwing when the lease is busy. */
+    Optional<Lease> tryAcquire(LeaseSpec spec);
+
+    /**
+     * Runs {@code work} while holding the lease, exactly like a {@link Leased} method: the lease is bound to the
+     * thread, renewed, the thread is interrupted the moment it is lost, and it is released at the end.
+     *
+     * @throws LeaseUnavailableException when still held by someone else after {@link LeaseSpec#waitFor()}
+     * @throws LeaseLostException when the lease was lost before {@code work} finished, whatever it returned
+     */
+    <T> T execute(LeaseSpec spec, LeaseCallback<T> work);
+}

@@ -1,0 +1,47 @@
+package dev.lease;
+
+import java.time.Duration;
+
+/**
+ * The lease could not be had: it was still held by someone else after waiting as long as allowed, or the backend
+ * could not be asked (then the cause says why). The work did not run.
+ */
+public class LeaseUnavailableException extends RuntimeException {
+
+    private final String lease;
+    private final Duration waited;
+
+    /**
+     * @param lease the lease name
+     * @param waited how long the caller waited
+     * @param backend the backend that was asked
+     */
+    public LeaseUnavailableException(String lease, Duration waited, String backend) {
+        this(lease, waited, backend, null);
+    }
+
+    /**
+     * @param lease the lease name
+     * @param waited how long the caller was willing to wait
+     * @param backend the backend that was asked
+     * @param cause why the backend could not answer (unreachable, interrupted), or null when the lease is busy
+     */
+    public LeaseUnavailableException(String lease, Duration waited, String backend, Throwable cause) {
+        super(cause == null
+                ? "Lease '" + lease + "' is held by someone else (backend " + backend + ", waited " + waited
+                        + "); raise waitFor, or use whenBusy = SKIP if the work may simply be skipped"
+                : "Lease '" + lease + "' could not be acquired from backend " + backend + ": " + cause, cause);
+        this.lease = lease;
+        this.waited = waited;
+    }
+
+    /** The name of the busy lease. */
+    public String lease() {
+        return lease;
+    }
+
+    /** How long the caller waited before giving up. */
+    public Duration waited() {
+        return waited;
+    }
+}

@@ -1,0 +1,59 @@
+package dev.lease;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the annotated method while holding a distributed lease.
+ *
+ * <p>Before the method runs, the lease is acquired from the backend that serves {@link #kind()}, bound to the
+ * thread (read it with {@link LeaseContext}) and renewed in the background. If it is lost while the method runs,
+ * the thread is interrupted at once, and when the method returns or throws, the caller gets
+ * {@link LeaseLostException}: the result may have been produced without the lease. The lease is released when
+ * the method exits. Around {@code @Transactional} the lease is the outer layer, so the commit happens while the
+ * lease is still held.
+ *
+ * <pre>{@code
+ * @Leased(name = "invoice-#{#invoiceId}", kind = LeaseKind.CORRECTNESS)
+ * public void bill(long invoiceId) {
+ *     fence.advance("invoice-" + invoiceId, LeaseContext.token());
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>Everything that can be checked before the first call (durations, kind routing, return types) is checked at
+ * startup, and a mistake fails the application with a message naming the method.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface Leased {
+
+    /**
+     * The lease name: a literal such as {@code "nightly-report"}, or a template whose {@code #{...}} parts are SpEL
+     * over the method arguments: {@code "invoice-#{#invoiceId}"}, {@code "#{#p0}"}, {@code "#{#root.args[0]}"}.
+     * Names may not be blank, contain {@code /}, {@code \} or control characters, be {@code .} or {@code ..}, or
+     * exceed 200 characters.
+     */
+    String name();
+
+    /** Whether the lease protects data ({@code CORRECTNESS}) or only saves work ({@code EFFICIENCY}); no default on purpose. */
+    LeaseKind kind();
+
+    /** Time to live: {@code "30s"}, {@code "PT30S"} or a {@code "${...}"} placeholder; empty means {@code lease.default-ttl}. */
+    String ttl() default "";
+
+    /**
+     * How often to renew; must be less than half the ttl. Empty means {@code lease.renew-every} if set, else ttl/3.
+     */
+    String renewEvery() default "";
+
+    /** How long to wait for a busy lease before giving up; empty means do not wait. */
+    String waitFor() default "";
+
+    /** What to do when the lease is still busy after {@link #waitFor()}. */
+    WhenBusy whenBusy() default WhenBusy.THROW;
+}

@@ -1,0 +1,282 @@
+package dev.lease.core;
+
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.lease.FencingToken;
+import dev.lease.Lease;
+import dev.lease.LeaseKind;
+import dev.lease.LeaseLostException;
+import dev.lease.spi.Grant;
+import dev.lease.spi.LeaseBackend;
+
+/**
+ * One grant held by this process: its monotonic validity, its renewal, and what happens when it is lost.
+ *
+ * <p>Validity is a deadline on the monotonic clock, set to (time before the request was sent) + ttl, and moved
+ * only by a successful renewal, the same way. The store's clock decides when the grant expires on the server;
+ * the deadline only makes sure this process stops believing in the lease no later than the store could.
+ */
+final class HeldLease implements Lease {
+
+    private static final Log log = LogFactory.getLog(HeldLease.class);
+
+    private final String name;
+    private final LeaseKind kind;
+    private final LeaseBackend backend;
+    private final Grant grant;
+    private final Timing timing;
+    private final RenewalExecutors executors;
+    private final LongSupplier clock;
+
+    private final Object lock = new Object();
+    private long deadline;
+    private volatile boolean lost;
+    private volatile boolean closed;
+    private String lossReason;
+    private ThreadLeases.Frames boundTo;
+    private Future<?> renewalTick;
+    private Future<?> renewalCall;
+    private Future<?> watchdog;
+
+    HeldLease(String name, LeaseKind kind, LeaseBackend backend, Grant grant, Timing timing, long requestedAt,
+            RenewalExecutors executors, LongSupplier clock) {
+        this.name = name;
+        this.kind = kind;
+        this.backend = backend;
+        this.grant = grant;
+        this.timing = timing;
+        this.executors = executors;
+        this.clock = clock;
+        this.deadline = requestedAt + timing.ttl().toNanos();
+    }
+
+    void start() {
+        synchronized (lock) {
+            if (lost || closed) {
+                return;
+            }
+            scheduleRenewal(timing.renewEvery().toNanos());
+            watchdog = executors.timer().schedule(this::checkDeadline, nanosLeft(), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public LeaseKind kind() {
+        return kind;
+    }
+
+    @Override
+    public FencingToken token() {
+        OptionalLong token = grant.token();
+        if (token.isEmpty()) {
+            throw new IllegalStateException("Lease '" + name + "' has no fencing token: " + backend.whyNotFenced()
+                    + ". Route work that needs a token to a fenced backend (lease.correctness-backend: zookeeper or jdbc).");
+        }
+        return new FencingToken(name, token.getAsLong());
+    }
+
+    @Override
+    public boolean hasToken() {
+        return grant.token().isPresent();
+    }
+
+    FencingToken tokenOrNull() {
+        return hasToken() ? token() : null;
+    }
+
+    String backendId() {
+        return backend.id();
+    }
+
+    @Override
+    public boolean isValid() {
+        if (lost || closed) {
+            return false;
+        }
+        synchronized (lock) {
+            return nanosLeft() > 0;
+        }
+    }
+
+    /** Lost, as opposed to released: the holder must be told. */
+    boolean isLost() {
+        return lost || (!closed && !isValid());
+    }
+
+    @Override
+    public Duration remaining() {
+        if (lost || closed) {
+            return Duration.ZERO;
+        }
+        synchronized (lock) {
+            return Duration.ofNanos(Math.max(0, nanosLeft()));
+        }
+    }
+
+    @Override
+    public void checkValid() {
+        if (!isValid()) {
+            throw lostException(null);
+        }
+    }
+
+    LeaseLostException lostException(Throwable cause) {
+        String reason;
+        synchronized (lock) {
+            reason = lossReason != null ? lossReason
+                    : closed ? "it was already released"
+                    : "its local validity (ttl " + timing.ttl() + ") ran out before a renewal succeeded";
+        }
+        return new LeaseLostException(name, tokenOrNull(), reason, cause);
+    }
+
+    void bindTo(ThreadLeases.Frames frames) {
+        synchronized (lock) {
+            boundTo = frames;
+        }
+    }
+
+    /** Turns the lease invalid now and interrupts the thread running its section, if any. Idempotent. */
+    void markLost(String reason) {
+        ThreadLeases.Frames frames;
+        synchronized (lock) {
+            if (lost || closed) {
+                return;
+            }
+            lost = true;
+            lossReason = reason;
+            cancelTasks();
+            frames = boundTo;
+        }
+        log.warn("Lease '" + name + "'" + (hasToken() ? " (token " + grant.token().getAsLong() + ")" : "")
+                + " on " + backend.id() + " lost: " + reason
+                + (frames != null ? "; interrupting " + frames.threadName() : ""));
+        if (frames != null) {
+            frames.interruptFor(this);
+        }
+    }
+
+    @Override
+    public void close() {
+        boolean wasLost;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            wasLost = lost;
+            closed = true;
+            cancelTasks();
+        }
+        // The release is owner-checked by the backend, so it is safe even after a loss and frees the name sooner
+        // when the store still holds our grant. It must run even if this thread carries an interrupt.
+        boolean interrupted = Thread.interrupted();
+        try {
+            backend.release(grant);
+        }
+        catch (Exception ex) {
+            String message = "Could not release lease '" + name + "' on " + backend.id() + " (it will expire on its own "
+                    + "within " + timing.ttl() + "): " + ex;
+            if (wasLost) {
+                log.debug(message);
+            }
+            else {
+                log.warn(message);
+            }
+        }
+        finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void scheduleRenewal(long delayNanos) {
+        renewalTick = executors.timer().schedule(() -> {
+            synchronized (lock) {
+                if (!lost && !closed) {
+                    renewalCall = executors.io().submit(this::renewOnce);
+                }
+            }
+        }, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    }
+
+    private void renewOnce() {
+        long start = clock.getAsLong();
+        boolean stillOurs;
+        try {
+            stillOurs = backend.renew(grant);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            markLost("renewal was interrupted");
+            return;
+        }
+        catch (Exception ex) {
+            markLost("renewal failed: " + ex);
+            return;
+        }
+        if (!stillOurs) {
+            markLost("the " + backend.id() + " backend no longer holds this grant (expired, taken over or deleted)");
+            return;
+        }
+        synchronized (lock) {
+            if (lost || closed) {
+                return;
+            }
+            long extended = start + timing.ttl().toNanos();
+            if (extended - deadline > 0) {
+                deadline = extended;
+            }
+            scheduleRenewal(timing.renewEvery().toNanos() - (clock.getAsLong() - start));
+        }
+    }
+
+    private void checkDeadline() {
+        synchronized (lock) {
+            if (lost || closed) {
+                return;
+            }
+            long left = nanosLeft();
+            if (left > 0) {
+                watchdog = executors.timer().schedule(this::checkDeadline, left, TimeUnit.NANOSECONDS);
+                return;
+            }
+        }
+        markLost("its local validity (ttl " + timing.ttl() + ") ran out before a renewal succeeded");
+    }
+
+    private long nanosLeft() {
+        return deadline - clock.getAsLong();
+    }
+
+    private void cancelTasks() {
+        cancel(renewalTick, false);
+        cancel(watchdog, false);
+        // A renewal stuck past the deadline is abandoned: its answer could no longer make the lease valid.
+        cancel(renewalCall, true);
+    }
+
+    private static void cancel(Future<?> future, boolean interrupt) {
+        if (future != null) {
+            future.cancel(interrupt);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Lease[" + name + ", " + kind + ", " + backend.id()
+                + (hasToken() ? ", token " + grant.token().getAsLong() : "") + (isValid() ? ", valid" : ", invalid") + "]";
+    }
+}

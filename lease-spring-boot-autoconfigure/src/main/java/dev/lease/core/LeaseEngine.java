@@ -1,0 +1,235 @@
+package dev.lease.core;
+
+import java.lang.reflect.UndeclaredThrowableException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+import dev.lease.Lease;
+import dev.lease.LeaseCallback;
+import dev.lease.LeaseKind;
+import dev.lease.LeaseSpec;
+import dev.lease.LeaseTemplate;
+import dev.lease.LeaseUnavailableException;
+import dev.lease.spi.Grant;
+import dev.lease.spi.GrantRequest;
+import dev.lease.spi.LeaseBackend;
+
+/**
+ * The backend-agnostic heart of the library and the {@link LeaseTemplate} bean: acquires with optional waiting,
+ * renews in the background, keeps monotonic validity, interrupts the holder's thread on loss, binds leases to
+ * threads for {@link dev.lease.LeaseContext} and releases with the held grant only.
+ */
+public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
+
+    private final BackendRouter router;
+    private final LeaseDefaults defaults;
+    private final RenewalExecutors executors;
+    private final LongSupplier clock;
+
+    /**
+     * @param router which backend serves each kind
+     * @param defaults ttl and renewal interval for leases that set none
+     */
+    public LeaseEngine(BackendRouter router, LeaseDefaults defaults) {
+        this(router, defaults, System::nanoTime);
+    }
+
+    LeaseEngine(BackendRouter router, LeaseDefaults defaults, LongSupplier monotonicClock) {
+        this.router = router;
+        this.defaults = defaults;
+        this.clock = monotonicClock;
+        this.executors = new RenewalExecutors(Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
+    }
+
+    /** The routing this engine uses. */
+    public BackendRouter router() {
+        return router;
+    }
+
+    @Override
+    public Lease acquire(LeaseSpec spec) {
+        Resolved resolved = resolve(spec);
+        return acquire(resolved).orElseThrow(() -> resolved.unavailable(null));
+    }
+
+    @Override
+    public Optional<Lease> tryAcquire(LeaseSpec spec) {
+        return acquire(resolve(spec)).map(Lease.class::cast);
+    }
+
+    @Override
+    public <T> T execute(LeaseSpec spec, LeaseCallback<T> work) {
+        try {
+            return run(spec, work::doInLease, null);
+        }
+        catch (RuntimeException | Error ex) {
+            throw ex;
+        }
+        catch (Throwable ex) {
+            throw new UndeclaredThrowableException(ex, "Leased work for '" + spec.name() + "' threw " + ex);
+        }
+    }
+
+    /**
+     * Runs {@code work} in a leased section. Re-entering a name this thread already holds reuses that lease.
+     *
+     * @param whenBusy what to return when the lease is still busy after the wait; null means throw
+     *        {@link LeaseUnavailableException}
+     * @throws dev.lease.LeaseLostException when the lease was lost before {@code work} finished
+     * @throws Throwable whatever {@code work} threw, when the lease was kept
+     */
+    public <T> T run(LeaseSpec spec, LeasedWork<T> work, Supplier<T> whenBusy) throws Throwable {
+        Resolved resolved = resolve(spec);
+        Optional<HeldLease> outer = ThreadLeases.findHeld(resolved.name());
+        if (outer.isPresent()) {
+            return reenter(outer.get(), resolved, work);
+        }
+        Optional<HeldLease> acquired = acquire(resolved);
+        if (acquired.isEmpty()) {
+            if (whenBusy == null) {
+                throw resolved.unavailable(null);
+            }
+            return whenBusy.get();
+        }
+        HeldLease lease = acquired.get();
+        ThreadLeases.Frames frames = ThreadLeases.enter(lease);
+        lease.bindTo(frames);
+        T result;
+        try {
+            result = work.run(lease);
+        }
+        catch (Throwable ex) {
+            boolean lost = lease.isLost();
+            leave(frames, lease);
+            throw lost ? lease.lostException(ex) : ex;
+        }
+        boolean lost = lease.isLost();
+        leave(frames, lease);
+        if (lost) {
+            throw lease.lostException(null);
+        }
+        return result;
+    }
+
+    /**
+     * Checks everything about a lease that does not depend on its name: routing (CORRECTNESS only to fenced
+     * backends), ttl against the backend's limit, renewal interval below half the ttl.
+     *
+     * @param culprit how to name the lease in error messages, e.g. the annotated method
+     * @throws LeaseConfigurationException naming {@code culprit} and the fix
+     */
+    public void validate(String culprit, LeaseKind kind, Duration ttl, Duration renewEvery) {
+        LeaseBackend backend = backendFor(culprit, kind);
+        Timing.resolve(culprit, ttl, renewEvery, defaults, backend);
+    }
+
+    @Override
+    public void close() {
+        executors.close();
+    }
+
+    private <T> T reenter(HeldLease lease, Resolved resolved, LeasedWork<T> work) throws Throwable {
+        if (lease.kind() != resolved.kind()) {
+            throw new IllegalStateException("Lease '" + resolved.name() + "' is already held by this thread as "
+                    + lease.kind() + " and cannot be re-entered as " + resolved.kind()
+                    + "; give the two sections different names or the same kind");
+        }
+        lease.checkValid();
+        ThreadLeases.Frames frames = ThreadLeases.enter(lease);
+        T result;
+        try {
+            result = work.run(lease);
+        }
+        finally {
+            frames.exit(lease);
+        }
+        lease.checkValid();
+        return result;
+    }
+
+    private static void leave(ThreadLeases.Frames frames, HeldLease lease) {
+        frames.exit(lease);
+        lease.close();
+    }
+
+    private Optional<HeldLease> acquire(Resolved resolved) {
+        long waitNanos = resolved.waitFor().toNanos();
+        long begin = clock.getAsLong();
+        Backoff backoff = new Backoff();
+        try {
+            while (true) {
+                Optional<HeldLease> lease = attempt(resolved);
+                if (lease.isPresent()) {
+                    return lease;
+                }
+                long left = waitNanos - (clock.getAsLong() - begin);
+                if (left <= 0) {
+                    return Optional.empty();
+                }
+                resolved.backend().awaitRelease(resolved.name(), Duration.ofNanos(Math.min(left, backoff.nextNanos())));
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw resolved.unavailable(ex);
+        }
+    }
+
+    private Optional<HeldLease> attempt(Resolved resolved) throws InterruptedException {
+        LeaseBackend backend = resolved.backend();
+        LossRelay relay = new LossRelay();
+        long requestedAt = clock.getAsLong();
+        Optional<Grant> grant;
+        try {
+            grant = backend.tryAcquire(new GrantRequest(resolved.name(), resolved.timing().ttl(), relay));
+        }
+        catch (InterruptedException ex) {
+            throw ex;
+        }
+        catch (RuntimeException ex) {
+            if (ex instanceof IllegalArgumentException) {
+                throw ex;
+            }
+            throw resolved.unavailable(ex);
+        }
+        catch (Exception ex) {
+            throw resolved.unavailable(ex);
+        }
+        if (grant.isEmpty()) {
+            return Optional.empty();
+        }
+        HeldLease lease = new HeldLease(resolved.name(), resolved.kind(), backend, grant.get(), resolved.timing(),
+                requestedAt, executors, clock);
+        relay.attach(lease);
+        lease.start();
+        return Optional.of(lease);
+    }
+
+    private Resolved resolve(LeaseSpec spec) {
+        String name = LeaseNames.validate(spec.name());
+        String culprit = "lease '" + name + "'";
+        LeaseBackend backend = backendFor(culprit, spec.kind());
+        backend.validateName(name);
+        Timing timing = Timing.resolve(culprit, spec.ttl().orElse(null), spec.renewEvery().orElse(null), defaults,
+                backend);
+        return new Resolved(name, spec.kind(), backend, timing, spec.waitFor());
+    }
+
+    private LeaseBackend backendFor(String culprit, LeaseKind kind) {
+        try {
+            return router.backendFor(kind);
+        }
+        catch (LeaseConfigurationException ex) {
+            throw new LeaseConfigurationException(culprit + ": " + ex.description(), ex.action());
+        }
+    }
+
+    private record Resolved(String name, LeaseKind kind, LeaseBackend backend, Timing timing, Duration waitFor) {
+
+        LeaseUnavailableException unavailable(Exception cause) {
+            return new LeaseUnavailableException(name, waitFor, backend.id(), cause);
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package dev.lease.core;
+
+import java.time.Duration;
+
+import dev.lease.spi.LeaseBackend;
+
+/**
+ * The resolved ttl and renewal interval of one lease.
+ *
+ * @param ttl how long the lease lives without renewal
+ * @param renewEvery the renewal interval, less than half the ttl
+ */
+record Timing(Duration ttl, Duration renewEvery) {
+
+    static Timing resolve(String culpritName, Duration ttl, Duration renewEvery, LeaseDefaults defaults,
+            LeaseBackend backend) {
+        Duration t = ttl != null ? ttl : defaults.ttl();
+        Duration r = renewEvery != null ? renewEvery
+                : defaults.renewEvery() != null ? defaults.renewEvery() : t.dividedBy(3);
+        String culprit = renewEvery == null && defaults.renewEvery() != null
+                ? culpritName + " (renewEvery from lease.renew-every)" : culpritName;
+        check(culprit, t, r);
+        backend.maxTtl().ifPresent(max -> {
+            if (t.compareTo(max) > 0) {
+                throw new LeaseConfigurationException(culprit + ": ttl " + t + " exceeds what the " + backend.id()
+                        + " backend can honour (" + max + ").",
+                        "lower the ttl to at most " + max + ", or raise the backend's limit (for ZooKeeper, "
+                                + "lease.zookeeper.session-timeout and the server's maxSessionTimeout).");
+            }
+        });
+        return new Timing(t, r);
+    }
+
+    static void check(String culprit, Duration ttl, Duration renewEvery) {
+        if (renewEvery.isZero() || renewEvery.isNegative()) {
+            throw new LeaseConfigurationException(culprit + ": renewEvery " + renewEvery + " is not positive.",
+                    "use a positive interval below half the ttl, e.g. ttl/3 = " + ttl.dividedBy(3) + ".");
+        }
+        if (renewEvery.multipliedBy(2).compareTo(ttl) >= 0) {
+            throw new LeaseConfigurationException(
+                    culprit + ": renewEvery " + renewEvery + " is not less than half the ttl " + ttl
+                            + ", so a single slow or failed renewal would let the lease expire while in use.",
+                    "renew more often (e.g. every ttl/3 = " + ttl.dividedBy(3) + ") or raise the ttl.");
+        }
+    }
+}

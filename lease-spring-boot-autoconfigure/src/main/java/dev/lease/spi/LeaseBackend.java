@@ -1,0 +1,77 @@
+package dev.lease.spi;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * A store that grants leases. Implementations must be thread-safe; every method may block on I/O and may be
+ * interrupted, in which case it should let {@link InterruptedException} (or the store client's equivalent)
+ * propagate.
+ *
+ * <p>The rules a backend must keep, checked by the contract test suite every backend extends:
+ * <ul>
+ *   <li>at most one unexpired grant per name at any time, judged by the store's clock, never the JVM's;</li>
+ *   <li>if {@link #issuesFencingTokens()}, every grant of a name carries a token strictly greater than all
+ *       earlier grants of that name, even across restarts of the store;</li>
+ *   <li>{@link #renew} and {@link #release} act only if the grant is still the current one: an expired holder
+ *       never renews or releases its successor's grant.</li>
+ * </ul>
+ */
+public interface LeaseBackend {
+
+    /** Short identifier used in configuration ({@code lease.backend}) and logs, such as {@code zookeeper}. */
+    String id();
+
+    /** Whether grants carry fencing tokens, which makes the backend eligible for {@code CORRECTNESS} leases. */
+    boolean issuesFencingTokens();
+
+    /**
+     * Why this backend may not serve {@code CORRECTNESS} leases, for error messages; only asked when
+     * {@link #issuesFencingTokens()} is false.
+     */
+    default String whyNotFenced() {
+        return "the " + id() + " backend issues no fencing tokens";
+    }
+
+    /**
+     * Tries once to grant the lease, without waiting.
+     *
+     * @return the grant, or empty when someone else holds an unexpired grant
+     */
+    Optional<Grant> tryAcquire(GrantRequest request) throws Exception;
+
+    /**
+     * Extends the grant by its ttl, counted on the store's clock from now, if it is still the current grant.
+     *
+     * @return false when the grant is no longer ours (expired, taken over, deleted)
+     */
+    boolean renew(Grant grant) throws Exception;
+
+    /** Ends the grant if it is still the current one; does nothing otherwise. */
+    void release(Grant grant) throws Exception;
+
+    /**
+     * Blocks until the named lease may have been released, or {@code maxWait} passed, whichever comes first.
+     * Spurious returns are fine: the engine tries again and backs off. Backends that can be notified of a release
+     * (watches, pub/sub) should return early on it; the default just sleeps.
+     */
+    default void awaitRelease(String name, Duration maxWait) throws InterruptedException {
+        Thread.sleep(Math.max(1, maxWait.toMillis()));
+    }
+
+    /**
+     * The longest ttl this backend can honour, if bounded (a ZooKeeper lease cannot outlive its session timeout).
+     * Longer ttls are reported as configuration errors.
+     */
+    default Optional<Duration> maxTtl() {
+        return Optional.empty();
+    }
+
+    /**
+     * Refuses names the store cannot hold, with an {@link IllegalArgumentException} that says why. Names reaching
+     * this method already passed the engine's own rules (not blank, no {@code /}, {@code \}, control characters,
+     * not {@code .} or {@code ..}, at most 200 characters).
+     */
+    default void validateName(String name) {
+    }
+}

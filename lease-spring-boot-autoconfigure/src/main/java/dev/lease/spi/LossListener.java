@@ -1,0 +1,12 @@
+package dev.lease.spi;
+
+/**
+ * How a backend reports, at once, that a grant is no longer safe to rely on (a ZooKeeper session suspended or
+ * lost, a connection dropped), without waiting for the next renewal. Calling it more than once is harmless.
+ */
+@FunctionalInterface
+public interface LossListener {
+
+    /** The grant is lost; {@code reason} ends up in {@link dev.lease.LeaseLostException}'s message. */
+    void leaseLost(String reason);
+}
