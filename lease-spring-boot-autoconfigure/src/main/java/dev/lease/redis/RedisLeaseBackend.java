@@ -1,0 +1,221 @@
+package dev.lease.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.lease.core.LeaseNames;
+import dev.lease.spi.Grant;
+import dev.lease.spi.GrantRequest;
+import dev.lease.spi.LeaseBackend;
+
+/**
+ * Leases as Redis keys: {@code SET key owner NX PX ttl}, renewed and released by Lua scripts that act only while
+ * the key still holds this grant's random owner id. For {@code EFFICIENCY} leases only: Redis issues no fencing
+ * token, expires keys by the server's wall-clock time and replicates asynchronously, so two holders remain
+ * possible after a pause, a clock jump or a failover.
+ *
+ * <p>Renewals arriving within a few milliseconds of each other are sent as one script call; a release publishes
+ * the lease name on {@code <prefix>released}, which wakes instances waiting for that lease.
+ */
+public final class RedisLeaseBackend implements LeaseBackend, AutoCloseable {
+
+    /** The id used in {@code lease.backend}. */
+    public static final String ID = "redis";
+
+    /** The default key prefix ({@code lease.redis.key-prefix}). */
+    public static final String DEFAULT_KEY_PREFIX = "lease:";
+
+    static final int MAX_KEY_PREFIX_LENGTH = 64;
+
+    private static final Duration BATCH_WINDOW = Duration.ofMillis(3);
+    private static final int MAX_BATCH = 256;
+
+    private final StringRedisTemplate redis;
+    private final String keyPrefix;
+    private final String releaseChannel;
+    private final RenewalBatcher batcher;
+    private final ReleaseSignals releaseSignals;
+    private volatile Boolean cluster;
+
+    /**
+     * @param connectionFactory the application's Redis connection; its command timeout should be well below the
+     *        renewal interval, so that an unreachable server turns into a failed renewal rather than a late one
+     * @param keyPrefix prefix of every lease key, such as {@code lease:}
+     * @throws IllegalArgumentException when the prefix is empty, too long or contains white space, control or glob
+     *         characters
+     */
+    public RedisLeaseBackend(RedisConnectionFactory connectionFactory, String keyPrefix) {
+        this.keyPrefix = validateKeyPrefix(keyPrefix);
+        this.redis = new StringRedisTemplate(connectionFactory);
+        this.releaseChannel = keyPrefix + "released";
+        this.batcher = new RenewalBatcher(this::renewAll, BATCH_WINDOW, MAX_BATCH);
+        this.releaseSignals = new ReleaseSignals(connectionFactory, releaseChannel);
+    }
+
+    @Override
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public boolean issuesFencingTokens() {
+        return false;
+    }
+
+    @Override
+    public String whyNotFenced() {
+        return "Redis issues no fencing token, its key expiry follows the Redis server's wall-clock time, and its "
+                + "replication is asynchronous (a failover can lose a granted lease and grant it again)";
+    }
+
+    @Override
+    public Optional<Grant> tryAcquire(GrantRequest request) {
+        String name = LeaseNames.validate(request.name());
+        RedisGrant grant = new RedisGrant(name, key(name), UUID.randomUUID().toString(), ttlMillis(request.ttl()));
+        Boolean set = redis.opsForValue().setIfAbsent(grant.key(), grant.owner(), Duration.ofMillis(grant.ttlMillis()));
+        return Boolean.TRUE.equals(set) ? Optional.of(grant) : Optional.empty();
+    }
+
+    @Override
+    public boolean renew(Grant grant) throws InterruptedException {
+        RedisGrant g = (RedisGrant) grant;
+        if (isCluster()) {
+            // Keys of different leases live in different hash slots; one script may not touch them together.
+            return renewAll(List.of(g))[0];
+        }
+        return batcher.renew(g);
+    }
+
+    @Override
+    public void release(Grant grant) {
+        RedisGrant g = (RedisGrant) grant;
+        redis.execute(LeaseScripts.RELEASE, List.of(g.key()), g.owner(), releaseChannel, g.name());
+    }
+
+    /**
+     * Waits for the release announcement of {@code name}, or for its key's remaining time to live, or
+     * {@code maxWait}, whichever comes first.
+     */
+    @Override
+    public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
+        CountDownLatch released = releaseSignals.watch(name);
+        try {
+            long waitMillis = Math.max(1, maxWait.toMillis());
+            // Checked after subscribing: a release between the failed attempt and now must not be slept through.
+            Long pttl = remainingMillis(key(name));
+            if (pttl != null && pttl == -2) {
+                return;
+            }
+            if (pttl != null && pttl >= 0) {
+                waitMillis = Math.min(waitMillis, pttl + 1);
+            }
+            released.await(waitMillis, TimeUnit.MILLISECONDS);
+        }
+        finally {
+            releaseSignals.forget(name, released);
+        }
+    }
+
+    /** The Redis key holding lease {@code name}. */
+    public String key(String name) {
+        return keyPrefix + name;
+    }
+
+    /** The pub/sub channel on which releases are announced. */
+    public String releaseChannel() {
+        return releaseChannel;
+    }
+
+    /** Stops the release subscription. */
+    @Override
+    public void close() {
+        releaseSignals.close();
+    }
+
+    /**
+     * Checks a key prefix: non-empty, so lease keys never mix with the application's own keys, and free of white
+     * space, control and glob characters, so that {@code SCAN MATCH <prefix>*} finds exactly the lease keys.
+     *
+     * @throws IllegalArgumentException saying what is wrong and how to fix it
+     */
+    public static String validateKeyPrefix(String prefix) {
+        String fix = ". Set lease.redis.key-prefix to a short plain prefix such as '" + DEFAULT_KEY_PREFIX + "' or 'myapp:lease:'.";
+        if (prefix == null || prefix.isEmpty()) {
+            throw new IllegalArgumentException("The Redis lease key prefix is empty, so lease keys would mix with "
+                    + "other keys" + fix);
+        }
+        if (prefix.length() > MAX_KEY_PREFIX_LENGTH) {
+            throw new IllegalArgumentException("The Redis lease key prefix is " + prefix.length()
+                    + " characters long, at most " + MAX_KEY_PREFIX_LENGTH + " are allowed" + fix);
+        }
+        for (int i = 0; i < prefix.length(); i++) {
+            char c = prefix.charAt(i);
+            if (Character.isWhitespace(c) || Character.isISOControl(c) || "*?[]\\".indexOf(c) >= 0) {
+                throw new IllegalArgumentException("The Redis lease key prefix '" + prefix.replaceAll("\\p{Cntrl}", "?")
+                        + "' contains " + (Character.isISOControl(c) ? String.format("U+%04X", (int) c) : "'" + c + "'")
+                        + ", which is not allowed in a lease key prefix (white space, control and glob characters)" + fix);
+            }
+        }
+        return prefix;
+    }
+
+    private boolean[] renewAll(List<RedisGrant> grants) {
+        List<String> keys = new ArrayList<>(grants.size());
+        Object[] args = new Object[2 * grants.size()];
+        for (int i = 0; i < grants.size(); i++) {
+            RedisGrant g = grants.get(i);
+            keys.add(g.key());
+            args[2 * i] = g.owner();
+            args[2 * i + 1] = Long.toString(g.ttlMillis());
+        }
+        List<?> result = redis.execute(LeaseScripts.RENEW, keys, args);
+        boolean[] renewed = new boolean[grants.size()];
+        if (result == null || result.size() != grants.size()) {
+            throw new IllegalStateException("Redis answered " + result + " to the renewal of " + grants.size()
+                    + " leases");
+        }
+        for (int i = 0; i < renewed.length; i++) {
+            renewed[i] = ((Number) result.get(i)).longValue() == 1L;
+        }
+        return renewed;
+    }
+
+    private Long remainingMillis(String key) {
+        try {
+            return redis.execute((RedisCallback<Long>) connection -> connection.keyCommands()
+                    .pTtl(key.getBytes(StandardCharsets.UTF_8)));
+        }
+        catch (DataAccessException ex) {
+            // Redis unreachable: the wait falls back to the engine's backoff pause.
+            return null;
+        }
+    }
+
+    private boolean isCluster() {
+        Boolean known = cluster;
+        if (known == null) {
+            known = Boolean.TRUE.equals(redis.execute(
+                    (RedisCallback<Boolean>) connection -> connection instanceof RedisClusterConnection));
+            cluster = known;
+        }
+        return known;
+    }
+
+    /** Rounded up: the server must never expire the key before this process stops believing in the lease. */
+    private static long ttlMillis(Duration ttl) {
+        long millis = ttl.toMillis();
+        return ttl.minusMillis(millis).isZero() ? Math.max(1, millis) : millis + 1;
+    }
+}

@@ -1,0 +1,96 @@
+package dev.lease.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.data.redis.connection.Message;
+import org.springframework.data.redis.connection.MessageListener;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+
+/**
+ * Wakes threads waiting for a busy lease when the release script announces that lease on the release channel.
+ * One subscription serves every waiter of the backend; it is opened on the first wait, so that an application
+ * that never waits holds no subscriber connection.
+ *
+ * <p>A missed message (not yet subscribed, connection dropped) only costs the waiter its engine backoff pause.
+ */
+final class ReleaseSignals implements MessageListener, AutoCloseable {
+
+    private static final Log log = LogFactory.getLog(ReleaseSignals.class);
+
+    private final RedisConnectionFactory connectionFactory;
+    private final String channel;
+    private final Map<String, Set<CountDownLatch>> waiters = new ConcurrentHashMap<>();
+
+    private RedisMessageListenerContainer container;
+    private boolean closed;
+
+    ReleaseSignals(RedisConnectionFactory connectionFactory, String channel) {
+        this.connectionFactory = connectionFactory;
+        this.channel = channel;
+    }
+
+    /** Registers interest in {@code name}; the latch opens on its next release. Pair with {@link #forget}. */
+    CountDownLatch watch(String name) {
+        subscribe();
+        CountDownLatch latch = new CountDownLatch(1);
+        waiters.computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet()).add(latch);
+        return latch;
+    }
+
+    void forget(String name, CountDownLatch latch) {
+        waiters.computeIfPresent(name, (n, set) -> {
+            set.remove(latch);
+            return set.isEmpty() ? null : set;
+        });
+    }
+
+    @Override
+    public void onMessage(Message message, byte[] pattern) {
+        String name = new String(message.getBody(), StandardCharsets.UTF_8);
+        Set<CountDownLatch> latches = waiters.get(name);
+        if (latches != null) {
+            latches.forEach(CountDownLatch::countDown);
+        }
+    }
+
+    private synchronized void subscribe() {
+        if (container != null || closed) {
+            return;
+        }
+        RedisMessageListenerContainer created = new RedisMessageListenerContainer();
+        created.setConnectionFactory(connectionFactory);
+        created.setBeanName("lease-redis-release-signals");
+        created.addMessageListener(this, new ChannelTopic(channel));
+        created.afterPropertiesSet();
+        container = created;
+        try {
+            created.start();
+        }
+        catch (RuntimeException ex) {
+            // The container keeps trying in the background; waiters fall back to their backoff meanwhile.
+            log.debug("Subscription to lease release channel '" + channel + "' not ready yet: " + ex);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (container != null) {
+            try {
+                container.destroy();
+            }
+            catch (Exception ex) {
+                log.debug("Could not stop the lease release subscription: " + ex);
+            }
+            container = null;
+        }
+    }
+}

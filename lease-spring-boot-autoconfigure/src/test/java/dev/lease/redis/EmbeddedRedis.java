@@ -1,0 +1,95 @@
+package dev.lease.redis;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.lease.testing.TestTiming;
+import redis.embedded.RedisServer;
+
+/**
+ * A real redis-server on a free port, without persistence (a restart starts empty), and Lettuce connection
+ * factories with short command timeouts, so that a stopped server turns into failed commands quickly.
+ */
+final class EmbeddedRedis implements AutoCloseable {
+
+    /** Command timeout of every factory made here. */
+    static final Duration COMMAND_TIMEOUT = TestTiming.millis(500);
+
+    private final int port;
+    private final RedisServer server;
+    private final List<LettuceConnectionFactory> factories = new ArrayList<>();
+
+    private EmbeddedRedis(int port, RedisServer server) {
+        this.port = port;
+        this.server = server;
+    }
+
+    static EmbeddedRedis start() throws IOException {
+        int port = freePort();
+        RedisServer server = RedisServer.newRedisServer().port(port).bind("127.0.0.1")
+                .setting("save \"\"").setting("appendonly no").build();
+        server.start();
+        return new EmbeddedRedis(port, server);
+    }
+
+    int port() {
+        return port;
+    }
+
+    void stop() throws IOException {
+        server.stop();
+    }
+
+    void restart() throws IOException {
+        server.start();
+    }
+
+    /** A new connection factory of its own, closed with this server. */
+    LettuceConnectionFactory connectionFactory() {
+        LettuceClientConfiguration client = LettuceClientConfiguration.builder()
+                .commandTimeout(COMMAND_TIMEOUT).shutdownTimeout(Duration.ZERO).build();
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(
+                new RedisStandaloneConfiguration("127.0.0.1", port), client);
+        factory.afterPropertiesSet();
+        factory.start();
+        synchronized (factories) {
+            factories.add(factory);
+        }
+        return factory;
+    }
+
+    /** A template on its own connection, as an operator's redis-cli would be. */
+    StringRedisTemplate admin() {
+        return new StringRedisTemplate(connectionFactory());
+    }
+
+    @Override
+    public void close() throws IOException {
+        synchronized (factories) {
+            factories.forEach(LettuceConnectionFactory::destroy);
+            factories.clear();
+        }
+        if (server.isActive()) {
+            server.stop();
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+}
