@@ -64,6 +64,13 @@ final class RenewalBatcher {
         }
     }
 
+    /** How many renewals wait in the batch that is still open; for tests. */
+    int openBatchSize() {
+        synchronized (lock) {
+            return open == null ? 0 : open.grants.size();
+        }
+    }
+
     private void lead(Batch batch) {
         boolean interrupted = false;
         if (windowNanos > 0) {
