@@ -93,6 +93,14 @@ class RedisLeaseFaultTest {
         assertThatThrownBy(() -> engine.tryAcquire(LeaseSpec.of("fault-stop", LeaseKind.EFFICIENCY)))
                 .isInstanceOf(dev.lease.LeaseUnavailableException.class);
 
+        // A waiter whose subscription cannot be opened falls back to a plain bounded wait.
+        try (RedisLeaseBackend fresh = new RedisLeaseBackend(redis.connectionFactory(), "fault:")) {
+            long waitStart = System.nanoTime();
+            fresh.awaitRelease("fault-stop", Duration.ofMillis(200));
+            log.info("awaitRelease with Redis down returned after "
+                    + Duration.ofNanos(System.nanoTime() - waitStart).toMillis() + " ms (maxWait 200 ms)");
+        }
+
         redis.restart();
         await().atMost(seconds(30)).pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() -> {
             Optional<Lease> lease = engine.tryAcquire(LeaseSpec.of("fault-stop", LeaseKind.EFFICIENCY));
