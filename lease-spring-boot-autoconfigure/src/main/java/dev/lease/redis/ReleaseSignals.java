@@ -41,7 +41,12 @@ final class ReleaseSignals implements MessageListener, AutoCloseable {
     CountDownLatch watch(String name) {
         subscribe();
         CountDownLatch latch = new CountDownLatch(1);
-        waiters.computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet()).add(latch);
+        // Added inside compute: a concurrent forget() must not drop the set this latch is being added to.
+        waiters.compute(name, (n, set) -> {
+            Set<CountDownLatch> latches = set != null ? set : ConcurrentHashMap.newKeySet();
+            latches.add(latch);
+            return latches;
+        });
         return latch;
     }
 

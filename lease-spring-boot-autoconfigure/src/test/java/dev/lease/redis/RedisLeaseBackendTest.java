@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
@@ -18,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -219,11 +221,17 @@ class RedisLeaseBackendTest {
         second.awaitRelease(name + "-warm-up", Duration.ofMillis(1));
         await().atMost(seconds(10)).until(() -> subscribers(second.releaseChannel()) >= 1);
 
+        AtomicReference<Thread> waiter = new AtomicReference<>();
         Future<Long> waited = pool.submit(() -> {
+            waiter.set(Thread.currentThread());
             long start = System.nanoTime();
             second.awaitRelease(name, Duration.ofMinutes(10));
             return Duration.ofNanos(System.nanoTime() - start).toMillis();
         });
+        // Release only once the waiter sleeps on its latch: past its own check of the key, only a notification
+        // (or the ten-minute timeout) can wake it.
+        await().atMost(seconds(10)).pollInterval(Duration.ofMillis(5)).until(() -> waiter.get() != null
+                && Arrays.stream(waiter.get().getStackTrace()).anyMatch(f -> f.getClassName().equals(CountDownLatch.class.getName())));
         backend.release(held);
         long millis = waited.get(seconds(20).toMillis(), TimeUnit.MILLISECONDS);
         log.info("Waiter woken " + millis + " ms after it began waiting (maxWait and key ttl were 10 minutes)");
