@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.lease.LeaseKind;
@@ -23,6 +26,7 @@ import dev.lease.core.LeaseConfigurationException;
 import dev.lease.spi.LeaseBackend;
 
 /** The Redis backend wired from {@code spring.data.redis.*} next to the engine, on a real redis-server. */
+@ExtendWith(OutputCaptureExtension.class)
 class RedisLeaseAutoConfigurationTest {
 
     private static EmbeddedRedis redis;
@@ -76,6 +80,14 @@ class RedisLeaseAutoConfigurationTest {
                     LeaseSpec.of("prefixed", LeaseKind.EFFICIENCY), lease -> admin.opsForValue().get("orders:lease:prefixed"));
             assertThat(owner).isNotBlank();
         });
+    }
+
+    @Test
+    void aRedisTimeoutLongerThanTheRenewalIntervalIsReported(CapturedOutput output) {
+        runner().withPropertyValues("lease.backend=redis", "lease.default-ttl=30s", "spring.data.redis.timeout=10s")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("spring.data.redis.timeout PT10S is not shorter than the lease renewal interval")
+                .contains("below the renewal interval (PT10S)");
     }
 
     @Test
