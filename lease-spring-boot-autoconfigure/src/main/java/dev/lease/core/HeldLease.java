@@ -3,6 +3,7 @@ package dev.lease.core;
 import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -173,6 +174,15 @@ final class HeldLease implements Lease {
 
     @Override
     public void close() {
+        close(true);
+    }
+
+    /**
+     * Releases the grant. After a loss the release is only a courtesy (the store may still hold our grant and free
+     * it sooner this way); it then runs in the background when allowed, so that a store that hangs cannot delay
+     * the holder's LeaseLostException.
+     */
+    void close(boolean releaseLostInBackground) {
         boolean wasLost;
         synchronized (lock) {
             if (closed) {
@@ -183,8 +193,21 @@ final class HeldLease implements Lease {
             cancelTasks();
         }
         onClose.accept(this);
-        // The release is owner-checked by the backend, so it is safe even after a loss and frees the name sooner
-        // when the store still holds our grant. It must run even if this thread carries an interrupt.
+        if (wasLost && releaseLostInBackground) {
+            try {
+                executors.io().execute(() -> release(true));
+                return;
+            }
+            catch (RejectedExecutionException shuttingDown) {
+                // fall through and release here
+            }
+        }
+        release(wasLost);
+    }
+
+    private void release(boolean wasLost) {
+        // The release is owner-checked by the backend, so it is safe even after a loss. It must run even if this
+        // thread carries an interrupt.
         boolean interrupted = Thread.interrupted();
         try {
             backend.release(grant);

@@ -137,7 +137,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     public void close() {
         for (HeldLease lease : List.copyOf(live)) {
             lease.markLost("the lease engine was closed (application shutting down)");
-            lease.close();
+            lease.close(false);
         }
         executors.close();
     }

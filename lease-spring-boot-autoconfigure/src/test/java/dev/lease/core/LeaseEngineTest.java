@@ -81,6 +81,16 @@ class LeaseEngineTest {
     }
 
     @Test
+    void aStoreThatHangsOnReleaseDoesNotDelayTheLeaseLostException() throws Exception {
+        scripted.releaseBlocks = true;
+        Future<Object> call = blockingSection(spec("hung-release").withTtl(Duration.ofMinutes(5)));
+        scripted.lastListener.get().leaseLost("connection dropped");
+        assertLost(call, "connection dropped");
+        await().atMost(seconds(10)).untilAsserted(() -> assertThat(scripted.releases).hasValue(1));
+        scripted.hang.countDown();
+    }
+
+    @Test
     void aRefusedRenewalIsALoss() throws Exception {
         scripted.renewal.set(ScriptedBackend.Renewal.REFUSE);
         Future<Object> call = blockingSection(spec("refused").withTtl(Duration.ofSeconds(30)).withRenewEvery(Duration.ofMillis(200)));

@@ -32,6 +32,7 @@ class ScriptedBackend implements LeaseBackend {
     volatile Duration acquireDelay = Duration.ZERO;
     volatile String lossDuringAcquire;
     volatile boolean fenced = true;
+    volatile boolean releaseBlocks;
 
     @Override
     public String id() {
@@ -72,8 +73,11 @@ class ScriptedBackend implements LeaseBackend {
     }
 
     @Override
-    public void release(Grant grant) {
+    public void release(Grant grant) throws InterruptedException {
         releases.incrementAndGet();
+        if (releaseBlocks) {
+            hang.await();
+        }
     }
 
     record ScriptedGrant(String name, OptionalLong token) implements Grant {
