@@ -61,6 +61,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
     private final byte[] instanceId = UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8);
     private final Map<ZkGrant, LossListener> live = new ConcurrentHashMap<>();
     private final Set<String> acquiring = ConcurrentHashMap.newKeySet();
+    private final Set<ZkGrant> pendingReleases = ConcurrentHashMap.newKeySet();
     private final ConnectionStateListener stateListener = (c, state) -> connectionStateChanged(state);
 
     /**
@@ -141,10 +142,28 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
         }
     }
 
+    /**
+     * Releases at once when connected. While disconnected it does not block the caller (who is usually a holder
+     * being told its lease is lost): the release is kept and retried when the same session reconnects, because a
+     * holder znode of a live session would otherwise block the name until that session ends.
+     */
     @Override
     public void release(Grant grant) throws Exception {
         ZkGrant g = (ZkGrant) grant;
         live.remove(g);
+        if (!client.getZookeeperClient().isConnected()) {
+            pendingReleases.add(g);
+            return;
+        }
+        try {
+            releaseNow(g);
+        }
+        catch (KeeperException.ConnectionLossException | KeeperException.SessionMovedException ex) {
+            pendingReleases.add(g);
+        }
+    }
+
+    private void releaseNow(ZkGrant g) throws Exception {
         // No ephemeralOwner check is needed: the version still equal to our token proves nobody was granted since,
         // so a holder that still exists is the one our grant created (it may already be gone with an expired session).
         try {
@@ -154,6 +173,21 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
         }
         catch (KeeperException.BadVersionException | KeeperException.NoNodeException ex) {
             log.debug("Lease '" + g.name() + "' (token " + g.value() + ") was no longer ours to release: " + ex.code());
+        }
+    }
+
+    private void retryPendingReleases() {
+        for (ZkGrant g : pendingReleases) {
+            if (!pendingReleases.remove(g)) {
+                continue;
+            }
+            try {
+                releaseNow(g);
+            }
+            catch (Exception ex) {
+                log.warn("Could not release lease '" + g.name() + "' (token " + g.value() + ") after reconnecting; "
+                        + "its holder znode goes away with this client's session: " + ex);
+            }
         }
     }
 
@@ -261,6 +295,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
             if (counter == null || again == null || again.getCzxid() != first.getCzxid()) {
                 return null;
             }
+            pendingReleases.removeIf(g -> g.name().equals(name));
             log.info("Lease '" + name + "': adopting holder znode " + holder + " (token " + counter.getVersion()
                     + ") left by a grant whose response was lost");
             return new ZkGrant(name, counter.getVersion());
@@ -276,6 +311,13 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
     }
 
     private void connectionStateChanged(ConnectionState state) {
+        if (state == ConnectionState.RECONNECTED) {
+            // Same session: our holders survived and must go. New session: they are gone; the retry finds nothing.
+            if (!pendingReleases.isEmpty()) {
+                client.runSafe(this::retryPendingReleases);
+            }
+            return;
+        }
         if (state != ConnectionState.SUSPENDED && state != ConnectionState.LOST) {
             return;
         }
@@ -299,6 +341,11 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
     /** Number of grants this backend currently holds (for tests and diagnostics). */
     int liveGrants() {
         return live.size();
+    }
+
+    /** What this backend writes into its holder znodes (for tests). */
+    byte[] instanceId() {
+        return instanceId.clone();
     }
 
     private record ZkGrant(String name, long value) implements Grant {
