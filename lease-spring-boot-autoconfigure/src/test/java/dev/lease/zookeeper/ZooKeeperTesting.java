@@ -4,6 +4,10 @@ import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -33,7 +37,17 @@ final class ZooKeeperTesting {
 
     static InstanceSpec spec(int serverId) {
         return new InstanceSpec(null, -1, -1, -1, true, serverId, TICK_MS, -1,
-                Map.of("maxSessionTimeout", String.valueOf(Duration.ofMinutes(10).toMillis())));
+                Map.of("maxSessionTimeout", String.valueOf(Duration.ofMinutes(10).toMillis()),
+                        "4lw.commands.whitelist", "*"));
+    }
+
+    /** Sends a ZooKeeper "four letter word" admin command to a server and returns its answer. */
+    static String fourLetterWord(int port, String word) throws IOException {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            socket.getOutputStream().write(word.getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+        }
     }
 
     /** A started client, connected before it is returned. */
