@@ -155,6 +155,16 @@ class LeaseEngineTest {
     }
 
     @Test
+    void closingTheEngineInterruptsAndReleasesLeasesStillHeld() throws Exception {
+        Future<Object> call = blockingSection(spec("shutdown").withTtl(Duration.ofMinutes(10)));
+        Lease programmatic = engine.acquire(spec("held-by-caller").withTtl(Duration.ofMinutes(10)));
+        engine.close();
+        assertLost(call, "lease engine was closed");
+        assertThat(programmatic.isValid()).isFalse();
+        assertThat(scripted.releases).hasValue(2);
+    }
+
+    @Test
     void theLeaseIsReleasedWhenTheSectionEndsWhateverHappened() {
         engine.execute(spec("ok"), lease -> "fine");
         assertThatThrownBy(() -> engine.execute(spec("boom"), lease -> {
