@@ -1,0 +1,362 @@
+package dev.lease.zookeeper;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.curator.framework.api.transaction.OperationType;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+
+import dev.lease.spi.Grant;
+import dev.lease.spi.GrantRequest;
+import dev.lease.spi.LeaseBackend;
+import dev.lease.spi.LossListener;
+
+/**
+ * Leases in ZooKeeper, fenced by the version of a persistent znode per name.
+ *
+ * <p>A grant is one {@code multi}: create the ephemeral {@code {root}/{name}/holder} and {@code setData} on the
+ * persistent {@code {root}/{name}}; the token is that znode's new version, which only ever grows, so tokens
+ * strictly increase per name for as long as nobody deletes {@code {root}/{name}} (the library never does). A
+ * release is one {@code multi} that checks the version is still our token and deletes the holder. The lease lives
+ * as long as this client's ZooKeeper session; a {@code SUSPENDED} or {@code LOST} connection reports every live
+ * grant lost at once, as Curator advises for locks.
+ *
+ * <p>The backend uses, and never closes, the {@link CuratorFramework} it is given; call {@link #close()} to stop
+ * listening to its connection state.
+ */
+public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable {
+
+    /** The id used in {@code lease.backend}. */
+    public static final String ID = "zookeeper";
+
+    private static final Log log = LogFactory.getLog(ZooKeeperLeaseBackend.class);
+
+    private static final byte[] NO_DATA = new byte[0];
+
+    private final CuratorFramework client;
+    private final LeasePaths paths;
+    private final Duration configuredSessionTimeout;
+    /** Written into our holder znodes so that an orphan left by a lost response can be told apart from a grant
+     *  of another backend sharing the same client (and session). */
+    private final byte[] instanceId = UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8);
+    private final Map<ZkGrant, LossListener> live = new ConcurrentHashMap<>();
+    private final Set<String> acquiring = ConcurrentHashMap.newKeySet();
+    private final Set<ZkGrant> pendingReleases = ConcurrentHashMap.newKeySet();
+    private final ConnectionStateListener stateListener = (c, state) -> connectionStateChanged(state);
+
+    /**
+     * @param client a started client; its session is the life of every lease granted here
+     * @param root absolute parent znode of the lease znodes, such as {@code /leases}
+     * @param sessionTimeout the session timeout the client asked for, used as {@link #maxTtl()} until the server
+     *        has negotiated one
+     */
+    public ZooKeeperLeaseBackend(CuratorFramework client, String root, Duration sessionTimeout) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.paths = new LeasePaths(root);
+        this.configuredSessionTimeout = Objects.requireNonNull(sessionTimeout, "sessionTimeout");
+        client.getConnectionStateListenable().addListener(stateListener);
+    }
+
+    @Override
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public boolean issuesFencingTokens() {
+        return true;
+    }
+
+    @Override
+    public void validateName(String name) {
+        paths.validateName(name);
+    }
+
+    /** The session timeout negotiated with the server, or the configured one before the first connection. */
+    @Override
+    public Optional<Duration> maxTtl() {
+        int negotiated = client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs();
+        return Optional.of(negotiated > 0 ? Duration.ofMillis(negotiated) : configuredSessionTimeout);
+    }
+
+    @Override
+    public Optional<Grant> tryAcquire(GrantRequest request) throws Exception {
+        String name = request.name();
+        paths.validateName(name);
+        // One grant attempt per name at a time in this backend: a holder znode of ours that no live grant claims is
+        // then certainly an orphan (see adoptOrphan), not a grant another thread is about to register.
+        if (!acquiring.add(name)) {
+            return Optional.empty();
+        }
+        try {
+            ZkGrant grant = grantOrAdopt(name);
+            if (grant == null) {
+                return Optional.empty();
+            }
+            live.put(grant, request.onLoss());
+            if (!client.getZookeeperClient().isConnected()) {
+                // The connection dropped between the commit and the registration: the listener did not see us.
+                request.onLoss().leaseLost("the ZooKeeper connection dropped right after the grant");
+            }
+            return Optional.of(grant);
+        }
+        finally {
+            acquiring.remove(name);
+        }
+    }
+
+    @Override
+    public boolean renew(Grant grant) throws Exception {
+        ZkGrant g = (ZkGrant) grant;
+        try {
+            // A multi goes through the leader, so unlike a plain read it cannot be answered by a lagging follower.
+            client.transaction().forOperations(
+                    client.transactionOp().check().withVersion(g.version()).forPath(paths.counter(g.name())),
+                    client.transactionOp().check().forPath(paths.holder(g.name())));
+            Stat holder = new Stat();
+            byte[] data = client.getData().storingStatIn(holder).forPath(paths.holder(g.name()));
+            return isOurs(holder, data);
+        }
+        catch (KeeperException.BadVersionException | KeeperException.NoNodeException ex) {
+            return false;
+        }
+    }
+
+    /**
+     * Releases at once when connected. While disconnected it does not block the caller (who is usually a holder
+     * being told its lease is lost): the release is kept and retried when the same session reconnects, because a
+     * holder znode of a live session would otherwise block the name until that session ends.
+     */
+    @Override
+    public void release(Grant grant) throws Exception {
+        ZkGrant g = (ZkGrant) grant;
+        live.remove(g);
+        if (!client.getZookeeperClient().isConnected()) {
+            pendingReleases.add(g);
+            return;
+        }
+        try {
+            releaseNow(g);
+        }
+        catch (KeeperException.ConnectionLossException | KeeperException.SessionMovedException ex) {
+            pendingReleases.add(g);
+        }
+    }
+
+    private void releaseNow(ZkGrant g) throws Exception {
+        // No ephemeralOwner check is needed: the version still equal to our token proves nobody was granted since,
+        // so a holder that still exists is the one our grant created (it may already be gone with an expired session).
+        try {
+            client.transaction().forOperations(
+                    client.transactionOp().check().withVersion(g.version()).forPath(paths.counter(g.name())),
+                    client.transactionOp().delete().forPath(paths.holder(g.name())));
+        }
+        catch (KeeperException.BadVersionException | KeeperException.NoNodeException ex) {
+            log.debug("Lease '" + g.name() + "' (token " + g.value() + ") was no longer ours to release: " + ex.code());
+        }
+    }
+
+    private void retryPendingReleases() {
+        for (ZkGrant g : pendingReleases) {
+            if (!pendingReleases.remove(g)) {
+                continue;
+            }
+            try {
+                releaseNow(g);
+            }
+            catch (Exception ex) {
+                log.warn("Could not release lease '" + g.name() + "' (token " + g.value() + ") after reconnecting; "
+                        + "its holder znode goes away with this client's session: " + ex);
+            }
+        }
+    }
+
+    /** Waits for the holder znode to change (a watch), returning at once when nobody holds the lease. */
+    @Override
+    public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
+        String holder = paths.holder(name);
+        CountDownLatch changed = new CountDownLatch(1);
+        Watcher watcher = event -> changed.countDown();
+        Stat stat;
+        try {
+            stat = client.checkExists().usingWatcher(watcher).forPath(holder);
+        }
+        catch (InterruptedException ex) {
+            throw ex;
+        }
+        catch (Exception ex) {
+            // The next grant attempt will fail or succeed on its own; the engine backs off between attempts.
+            return;
+        }
+        try {
+            if (stat != null) {
+                changed.await(Math.max(1, maxWait.toMillis()), TimeUnit.MILLISECONDS);
+            }
+        }
+        finally {
+            if (changed.getCount() > 0) {
+                forget(watcher, holder);
+            }
+        }
+    }
+
+    /** Stops listening to the client's connection state; the client itself stays open. */
+    @Override
+    public void close() {
+        client.getConnectionStateListenable().removeListener(stateListener);
+    }
+
+    private ZkGrant grantOrAdopt(String name) throws Exception {
+        try {
+            return grant(name);
+        }
+        catch (KeeperException.NoNodeException ex) {
+            createCounter(name);
+        }
+        catch (KeeperException.NodeExistsException ex) {
+            return adoptOrphan(name);
+        }
+        try {
+            return grant(name);
+        }
+        catch (KeeperException.NodeExistsException ex) {
+            return adoptOrphan(name);
+        }
+        catch (KeeperException.NoNodeException ex) {
+            return null; // deleted again in between: a spurious "busy", the engine tries again
+        }
+    }
+
+    private ZkGrant grant(String name) throws Exception {
+        List<CuratorTransactionResult> results = client.transaction().forOperations(
+                client.transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(paths.holder(name), instanceId),
+                client.transactionOp().setData().forPath(paths.counter(name), NO_DATA));
+        int version = results.stream().filter(r -> r.getType() == OperationType.SET_DATA).findFirst()
+                .orElseThrow(() -> new IllegalStateException("ZooKeeper returned no setData result for " + name))
+                .getResultStat().getVersion();
+        if (version <= 0) {
+            // ZooKeeper versions are ints; past Integer.MAX_VALUE they wrap and would hand out a smaller token.
+            release(new ZkGrant(name, version));
+            throw new IllegalStateException("Lease '" + name + "': the version of " + paths.counter(name)
+                    + " wrapped around (" + version + "), so it can no longer issue increasing fencing tokens. "
+                    + "Use a new lease name (and carry the resources' fences over to it).");
+        }
+        return new ZkGrant(name, version);
+    }
+
+    private void createCounter(String name) throws Exception {
+        try {
+            client.create().creatingParentsIfNeeded().withMode(CreateMode.PERSISTENT)
+                    .forPath(paths.counter(name), NO_DATA);
+        }
+        catch (KeeperException.NodeExistsException raced) {
+            // Another client created it first: fine, it is the same counter.
+        }
+    }
+
+    /**
+     * A grant whose response was lost (connection loss after the commit, then Curator's retry hit NodeExists)
+     * leaves a holder of our session that nobody here knows about; left alone it would block the name until the
+     * session ends. It is ours to adopt when it carries our instance id, belongs to our current session and no
+     * live grant claims it.
+     */
+    private ZkGrant adoptOrphan(String name) throws Exception {
+        String holder = paths.holder(name);
+        Stat first = new Stat();
+        try {
+            byte[] data = client.getData().storingStatIn(first).forPath(holder);
+            if (!isOurs(first, data) || live.keySet().stream().anyMatch(g -> g.name().equals(name))) {
+                return null;
+            }
+            Stat counter = client.checkExists().forPath(paths.counter(name));
+            Stat again = client.checkExists().forPath(holder);
+            // The same holder before and after reading the counter: no grant could happen in between, so the
+            // counter's version is the one our lost grant set.
+            if (counter == null || again == null || again.getCzxid() != first.getCzxid()) {
+                return null;
+            }
+            pendingReleases.removeIf(g -> g.name().equals(name));
+            log.info("Lease '" + name + "': adopting holder znode " + holder + " (token " + counter.getVersion()
+                    + ") left by a grant whose response was lost");
+            return new ZkGrant(name, counter.getVersion());
+        }
+        catch (KeeperException.NoNodeException released) {
+            return null;
+        }
+    }
+
+    private boolean isOurs(Stat holder, byte[] data) throws Exception {
+        return holder.getEphemeralOwner() == client.getZookeeperClient().getZooKeeper().getSessionId()
+                && Arrays.equals(data, instanceId);
+    }
+
+    private void connectionStateChanged(ConnectionState state) {
+        if (state == ConnectionState.RECONNECTED) {
+            // Same session: our holders survived and must go. New session: they are gone; the retry finds nothing.
+            if (!pendingReleases.isEmpty()) {
+                client.runSafe(this::retryPendingReleases);
+            }
+            return;
+        }
+        if (state != ConnectionState.SUSPENDED && state != ConnectionState.LOST) {
+            return;
+        }
+        if (!live.isEmpty()) {
+            log.warn("ZooKeeper connection " + state + ": reporting " + live.size() + " lease(s) lost now");
+        }
+        String reason = "the ZooKeeper connection is " + state + " (a suspended session may expire at any moment "
+                + "and hand the lease to someone else)";
+        live.values().forEach(listener -> listener.leaseLost(reason));
+    }
+
+    private void forget(Watcher watcher, String path) {
+        try {
+            client.watchers().remove(watcher).locally().quietly().forPath(path);
+        }
+        catch (Exception ex) {
+            log.debug("Could not remove the watch on " + path + ": " + ex);
+        }
+    }
+
+    /** Number of grants this backend currently holds (for tests and diagnostics). */
+    int liveGrants() {
+        return live.size();
+    }
+
+    /** What this backend writes into its holder znodes (for tests). */
+    byte[] instanceId() {
+        return instanceId.clone();
+    }
+
+    private record ZkGrant(String name, long value) implements Grant {
+
+        int version() {
+            return (int) value;
+        }
+
+        @Override
+        public OptionalLong token() {
+            return OptionalLong.of(value);
+        }
+    }
+}

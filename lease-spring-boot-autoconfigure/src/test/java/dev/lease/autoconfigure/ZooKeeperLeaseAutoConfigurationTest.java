@@ -1,0 +1,151 @@
+package dev.lease.autoconfigure;
+
+import static dev.lease.testing.TestTiming.seconds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.InetAddress;
+import java.time.Duration;
+import java.net.ServerSocket;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import dev.lease.LeaseKind;
+import dev.lease.LeaseSpec;
+import dev.lease.LeaseTemplate;
+import dev.lease.core.LeaseConfigurationException;
+import dev.lease.zookeeper.ZooKeeperLeaseBackend;
+
+class ZooKeeperLeaseAutoConfigurationTest {
+
+    private static final Log log = LogFactory.getLog(ZooKeeperLeaseAutoConfigurationTest.class);
+
+    private static TestingServer server;
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(ZooKeeperLeaseAutoConfiguration.class,
+                    InMemoryLeaseAutoConfiguration.class, LeaseAutoConfiguration.class));
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        server = new TestingServer(true);
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        server.close();
+    }
+
+    @Test
+    void aConnectStringIsAllItTakesAndTheClientIsClosedOnShutdown() {
+        AtomicReference<CuratorFramework> created = new AtomicReference<>();
+        runner.withPropertyValues("lease.backend=zookeeper", "lease.zookeeper.connect-string=" + server.getConnectString())
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(ZooKeeperLeaseBackend.class);
+                    created.set(context.getBean(CuratorFramework.class));
+                    LeaseTemplate template = context.getBean(LeaseTemplate.class);
+                    long token = template.execute(LeaseSpec.of("auto-zk", LeaseKind.CORRECTNESS).withTtl(seconds(5)),
+                            lease -> lease.token().value());
+                    long next = template.execute(LeaseSpec.of("auto-zk", LeaseKind.CORRECTNESS).withTtl(seconds(5)),
+                            lease -> lease.token().value());
+                    assertThat(next).isGreaterThan(token);
+                    assertThat(created.get().checkExists().forPath("/leases/auto-zk")).as("default root").isNotNull();
+                });
+        assertThat(created.get().getState()).isEqualTo(CuratorFrameworkState.STOPPED);
+    }
+
+    @Test
+    void aTtlLongerThanTheSessionTimeoutIsAConfigurationError() {
+        runner.withPropertyValues("lease.backend=zookeeper", "lease.zookeeper.connect-string=" + server.getConnectString(),
+                "lease.zookeeper.session-timeout=10s").run(context -> {
+                    LeaseTemplate template = context.getBean(LeaseTemplate.class);
+                    assertThatThrownBy(() -> template.execute(LeaseSpec.of("too-long", LeaseKind.CORRECTNESS)
+                            .withTtl(Duration.ofSeconds(30)), lease -> null))
+                            .isInstanceOf(LeaseConfigurationException.class)
+                            .hasMessageContaining("too-long").hasMessageContaining("session-timeout");
+                });
+    }
+
+    @Test
+    void anUnreachableEnsembleFailsTheStartupWithinTheConnectionTimeoutNamingTheFix() throws Exception {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = socket.getLocalPort();
+        }
+        String connectString = "127.0.0.1:" + port;
+        long start = System.nanoTime();
+        runner.withPropertyValues("lease.backend=zookeeper", "lease.zookeeper.connect-string=" + connectString,
+                "lease.zookeeper.connection-timeout=500ms").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(LeaseConfigurationException.class)
+                            .hasMessageContaining(connectString)
+                            .hasMessageContaining("lease.zookeeper.connect-string")
+                            .hasMessageContaining("lease.zookeeper.connection-timeout");
+                });
+        long elapsed = System.nanoTime() - start;
+        log.info("Unreachable ZooKeeper: startup failed after " + TimeUnit.NANOSECONDS.toMillis(elapsed) + " ms");
+        assertThat(elapsed).as("startup did not hang").isLessThan(seconds(30).toNanos());
+    }
+
+    @Test
+    void theApplicationsCuratorFrameworkIsReusedAndLeftToItsOwner() {
+        runner.withPropertyValues("lease.backend=zookeeper", "lease.zookeeper.root=/app-leases")
+                .withUserConfiguration(ApplicationClient.class).run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(CuratorFramework.class)
+                            .hasSingleBean(ZooKeeperLeaseBackend.class).doesNotHaveBean("leaseCuratorFramework");
+                    CuratorFramework client = context.getBean(CuratorFramework.class);
+                    context.getBean(LeaseTemplate.class).execute(
+                            LeaseSpec.of("reused", LeaseKind.CORRECTNESS).withTtl(seconds(5)), lease -> null);
+                    assertThat(client.checkExists().forPath("/app-leases/reused")).isNotNull();
+                });
+    }
+
+    @Test
+    void noConnectStringAndNoClientMeansNoZooKeeperBackend() {
+        runner.withPropertyValues("lease.backend=in-memory")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(ZooKeeperLeaseBackend.class)
+                        .doesNotHaveBean(CuratorFramework.class));
+    }
+
+    @Test
+    void withoutCuratorOnTheClasspathTheConnectStringIsIgnored() {
+        runner.withClassLoader(new FilteredClassLoader(CuratorFramework.class))
+                .withPropertyValues("lease.backend=in-memory", "lease.zookeeper.connect-string=" + server.getConnectString())
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(ZooKeeperLeaseBackend.class));
+    }
+
+    @Test
+    void anInvalidRootFailsTheStartupNamingTheProperty() {
+        runner.withPropertyValues("lease.backend=zookeeper", "lease.zookeeper.connect-string=" + server.getConnectString(),
+                "lease.zookeeper.root=leases/").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(LeaseConfigurationException.class)
+                            .hasMessageContaining("lease.zookeeper.root");
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ApplicationClient {
+
+        @Bean(initMethod = "start", destroyMethod = "close")
+        CuratorFramework applicationCurator() {
+            return CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100));
+        }
+    }
+}
