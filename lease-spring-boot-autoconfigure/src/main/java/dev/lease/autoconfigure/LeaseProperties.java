@@ -117,9 +117,10 @@ public class LeaseProperties {
 
         /**
          * ZooKeeper session timeout. A lease lives as long as the session, so no lease ttl may exceed the timeout
-         * the server negotiates.
+         * the server negotiates (within its minSessionTimeout and maxSessionTimeout). The default matches
+         * lease.default-ttl, so a crashed holder blocks a name for about as long as on any other backend.
          */
-        private Duration sessionTimeout = Duration.ofSeconds(15);
+        private Duration sessionTimeout = Duration.ofSeconds(30);
 
         /** How long to wait for the first connection at startup before failing. */
         private Duration connectionTimeout = Duration.ofSeconds(10);

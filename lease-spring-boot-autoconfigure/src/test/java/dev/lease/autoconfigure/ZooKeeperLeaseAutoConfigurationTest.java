@@ -16,6 +16,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -68,6 +69,29 @@ class ZooKeeperLeaseAutoConfigurationTest {
                     assertThat(created.get().checkExists().forPath("/leases/auto-zk")).as("default root").isNotNull();
                 });
         assertThat(created.get().getState()).isEqualTo(CuratorFrameworkState.STOPPED);
+    }
+
+    /**
+     * The defaults of lease.default-ttl and lease.zookeeper.session-timeout must fit each other on a server with
+     * ZooKeeper's default configuration (tickTime 2000 ms, so sessions of up to 40 s).
+     */
+    @Test
+    void anAnnotatedMethodOnDefaultsStartsWithOnlyAConnectString() throws Exception {
+        InstanceSpec defaults = new InstanceSpec(null, -1, -1, -1, true, -1, 2000, -1);
+        try (TestingServer stock = new TestingServer(defaults, true)) {
+            runner.withPropertyValues("lease.backend=zookeeper", "lease.zookeeper.connect-string=" + stock.getConnectString())
+                    .withBean(DefaultJob.class).run(context -> {
+                        assertThat(context).hasNotFailed();
+                        assertThat(context.getBean(DefaultJob.class).run()).isPositive();
+                    });
+        }
+    }
+
+    static class DefaultJob {
+        @dev.lease.Leased(name = "defaults", kind = LeaseKind.CORRECTNESS)
+        public long run() {
+            return dev.lease.LeaseContext.token().value();
+        }
     }
 
     @Test
