@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
@@ -34,6 +35,7 @@ final class HeldLease implements Lease {
     private final Timing timing;
     private final RenewalExecutors executors;
     private final LongSupplier clock;
+    private final Consumer<HeldLease> onClose;
 
     private final Object lock = new Object();
     private long deadline;
@@ -46,7 +48,7 @@ final class HeldLease implements Lease {
     private Future<?> watchdog;
 
     HeldLease(String name, LeaseKind kind, LeaseBackend backend, Grant grant, Timing timing, long requestedAt,
-            RenewalExecutors executors, LongSupplier clock) {
+            RenewalExecutors executors, LongSupplier clock, Consumer<HeldLease> onClose) {
         this.name = name;
         this.kind = kind;
         this.backend = backend;
@@ -54,6 +56,7 @@ final class HeldLease implements Lease {
         this.timing = timing;
         this.executors = executors;
         this.clock = clock;
+        this.onClose = onClose;
         this.deadline = requestedAt + timing.ttl().toNanos();
     }
 
@@ -179,6 +182,7 @@ final class HeldLease implements Lease {
             closed = true;
             cancelTasks();
         }
+        onClose.accept(this);
         // The release is owner-checked by the backend, so it is safe even after a loss and frees the name sooner
         // when the store still holds our grant. It must run even if this thread carries an interrupt.
         boolean interrupted = Thread.interrupted();

@@ -2,7 +2,10 @@ package dev.lease.core;
 
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -27,6 +30,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     private final LeaseDefaults defaults;
     private final RenewalExecutors executors;
     private final LongSupplier clock;
+    private final Set<HeldLease> live = ConcurrentHashMap.newKeySet();
 
     /**
      * @param router which backend serves each kind
@@ -125,8 +129,16 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         Timing.resolve(culprit, ttl, renewEvery, defaults, backend);
     }
 
+    /**
+     * Stops renewing. Leases still held are declared lost first, so their holders are interrupted and get
+     * {@link dev.lease.LeaseLostException} instead of running on with a lease nobody renews, and then released.
+     */
     @Override
     public void close() {
+        for (HeldLease lease : List.copyOf(live)) {
+            lease.markLost("the lease engine was closed (application shutting down)");
+            lease.close();
+        }
         executors.close();
     }
 
@@ -201,7 +213,8 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
             return Optional.empty();
         }
         HeldLease lease = new HeldLease(resolved.name(), resolved.kind(), backend, grant.get(), resolved.timing(),
-                requestedAt, executors, clock);
+                requestedAt, executors, clock, live::remove);
+        live.add(lease);
         relay.attach(lease);
         lease.start();
         return Optional.of(lease);

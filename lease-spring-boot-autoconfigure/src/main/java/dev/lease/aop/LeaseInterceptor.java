@@ -1,0 +1,37 @@
+package dev.lease.aop;
+
+import java.lang.reflect.Method;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.ObjectProvider;
+
+import dev.lease.WhenBusy;
+import dev.lease.core.LeaseEngine;
+
+/** Runs a {@code @Leased} method inside a leased section of the {@link LeaseEngine}. */
+final class LeaseInterceptor implements MethodInterceptor {
+
+    private final LeasedMethodRegistry registry;
+    private final ObjectProvider<LeaseEngine> engine;
+
+    LeaseInterceptor(LeasedMethodRegistry registry, ObjectProvider<LeaseEngine> engine) {
+        this.registry = registry;
+        this.engine = engine;
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        Method method = invocation.getMethod();
+        Object target = invocation.getThis();
+        Class<?> targetClass = target != null ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
+        LeasedMethod leased = registry.find(method, targetClass).orElse(null);
+        if (leased == null) {
+            return invocation.proceed();
+        }
+        String name = registry.evaluateName(leased, method, invocation.getArguments(), target);
+        return engine.getObject().run(leased.spec(name), lease -> invocation.proceed(),
+                leased.whenBusy() == WhenBusy.SKIP ? leased.skipValue() : null);
+    }
+}

@@ -1,0 +1,54 @@
+package dev.lease.aop;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.function.Supplier;
+
+import org.springframework.expression.Expression;
+
+import dev.lease.LeaseKind;
+import dev.lease.LeaseSpec;
+import dev.lease.WhenBusy;
+
+/**
+ * Everything about one {@code @Leased} method that can be known before it is called, parsed once.
+ *
+ * @param method the annotated method, for messages
+ * @param literalName the name when it has no {@code #{...}} part, else null
+ * @param nameTemplate the parsed SpEL template when the name has {@code #{...}} parts, else null
+ * @param kind the lease kind
+ * @param ttl the ttl, or null for {@code lease.default-ttl}
+ * @param renewEvery the renewal interval, or null for the default
+ * @param waitFor how long to wait when busy
+ * @param whenBusy what to do when still busy
+ * @param skipValue what a skipped call returns
+ */
+record LeasedMethod(Method method, String literalName, Expression nameTemplate, LeaseKind kind, Duration ttl,
+        Duration renewEvery, Duration waitFor, WhenBusy whenBusy, Supplier<Object> skipValue) {
+
+    LeaseSpec spec(String name) {
+        LeaseSpec spec = LeaseSpec.of(name, kind).withWaitFor(waitFor);
+        if (ttl != null) {
+            spec = spec.withTtl(ttl);
+        }
+        if (renewEvery != null) {
+            spec = spec.withRenewEvery(renewEvery);
+        }
+        return spec;
+    }
+
+    /** How error messages name this method: {@code InvoiceService.bill(long)}. */
+    String describe() {
+        return describe(method);
+    }
+
+    static String describe(Method method) {
+        StringBuilder sb = new StringBuilder(method.getDeclaringClass().getSimpleName()).append('.')
+                .append(method.getName()).append('(');
+        Class<?>[] types = method.getParameterTypes();
+        for (int i = 0; i < types.length; i++) {
+            sb.append(i > 0 ? ", " : "").append(types[i].getSimpleName());
+        }
+        return sb.append(')').toString();
+    }
+}

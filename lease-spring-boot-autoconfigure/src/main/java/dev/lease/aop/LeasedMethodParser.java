@@ -1,0 +1,127 @@
+package dev.lease.aop;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Future;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.common.TemplateParserContext;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.StringValueResolver;
+
+import dev.lease.Leased;
+import dev.lease.WhenBusy;
+import dev.lease.core.LeaseConfigurationException;
+import dev.lease.core.LeaseNames;
+
+/**
+ * Turns a {@link Leased} annotation into a {@link LeasedMethod}, failing with a message that names the method and
+ * the attribute for anything wrong that can be seen before the first call.
+ */
+final class LeasedMethodParser {
+
+    private static final SpelExpressionParser PARSER = new SpelExpressionParser();
+    private static final TemplateParserContext TEMPLATE = new TemplateParserContext();
+
+    private final StringValueResolver placeholders;
+
+    LeasedMethodParser(StringValueResolver placeholders) {
+        this.placeholders = placeholders;
+    }
+
+    LeasedMethod parse(Method method, Leased leased) {
+        String where = "@Leased on " + LeasedMethod.describe(method);
+        String name = leased.name();
+        String literal = null;
+        Expression template = null;
+        if (name.contains(TEMPLATE.getExpressionPrefix())) {
+            try {
+                template = PARSER.parseExpression(name, TEMPLATE);
+            }
+            catch (ParseException ex) {
+                throw new LeaseConfigurationException(where + ": name \"" + name + "\" is not a valid SpEL template ("
+                        + ex.getMessage() + ").", "write the name as text with #{...} parts, e.g. \"invoice-#{#id}\".");
+            }
+        }
+        else {
+            try {
+                literal = LeaseNames.validate(name);
+            }
+            catch (IllegalArgumentException ex) {
+                throw new LeaseConfigurationException(where + ": " + ex.getMessage(),
+                        "give the lease a non-blank name that names what it protects, e.g. \"nightly-report\".");
+            }
+        }
+        Class<?> returnType = method.getReturnType();
+        if (Future.class.isAssignableFrom(returnType) || CompletionStage.class.isAssignableFrom(returnType)
+                || returnType.getName().equals("org.reactivestreams.Publisher")
+                || hasInterface(returnType, "org.reactivestreams.Publisher")) {
+            throw new LeaseConfigurationException(where + ": the method returns " + returnType.getSimpleName()
+                    + ", so the lease would be released as soon as the work is handed off, long before it finishes.",
+                    "put @Leased on the method that does the work synchronously (for example inside the async task).");
+        }
+        Supplier<Object> skipValue = skipValue(where, returnType, leased.whenBusy());
+        return new LeasedMethod(method, literal, template, leased.kind(), duration(where, "ttl", leased.ttl()),
+                duration(where, "renewEvery", leased.renewEvery()),
+                Optional.ofNullable(duration(where, "waitFor", leased.waitFor())).orElse(Duration.ZERO),
+                leased.whenBusy(), skipValue);
+    }
+
+    private Duration duration(String where, String attribute, String text) {
+        if (text.isEmpty()) {
+            return null;
+        }
+        String resolved;
+        try {
+            resolved = placeholders.resolveStringValue(text);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new LeaseConfigurationException(where + ": " + attribute + " = \"" + text
+                    + "\" has a placeholder that cannot be resolved (" + ex.getMessage() + ").",
+                    "define the property, or give the placeholder a default: \"${my.ttl:30s}\".");
+        }
+        Duration duration;
+        try {
+            duration = DurationStyle.detectAndParse(resolved.trim());
+        }
+        catch (IllegalArgumentException ex) {
+            throw new LeaseConfigurationException(where + ": " + attribute + " = \"" + text + "\""
+                    + (resolved.equals(text) ? "" : " (resolved to \"" + resolved + "\")") + " is not a duration.",
+                    "write it like \"30s\", \"500ms\", \"2m\" or \"PT30S\".");
+        }
+        if (duration.isNegative() || (duration.isZero() && !attribute.equals("waitFor"))) {
+            throw new LeaseConfigurationException(where + ": " + attribute + " = \"" + text + "\" must be positive.",
+                    "use a positive duration such as \"30s\".");
+        }
+        return duration;
+    }
+
+    private static Supplier<Object> skipValue(String where, Class<?> returnType, WhenBusy whenBusy) {
+        if (returnType == Optional.class) {
+            return Optional::empty;
+        }
+        if (whenBusy == WhenBusy.SKIP && returnType.isPrimitive() && returnType != void.class) {
+            throw new LeaseConfigurationException(where + ": whenBusy = SKIP but the method returns "
+                    + returnType.getName() + ", which cannot express \"skipped\".",
+                    "return void, an object (null when skipped) or Optional (empty when skipped), or use "
+                            + "whenBusy = THROW.");
+        }
+        return () -> null;
+    }
+
+    private static boolean hasInterface(Class<?> type, String name) {
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            for (Class<?> i : c.getInterfaces()) {
+                if (i.getName().equals(name) || hasInterface(i, name)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+}

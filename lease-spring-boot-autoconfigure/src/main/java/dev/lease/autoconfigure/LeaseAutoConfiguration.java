@@ -1,0 +1,53 @@
+package dev.lease.autoconfigure;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+
+import dev.lease.aop.LeasedAnnotationBeanPostProcessor;
+import dev.lease.core.BackendRouter;
+import dev.lease.core.LeaseDefaults;
+import dev.lease.core.LeaseEngine;
+import dev.lease.spi.LeaseBackend;
+
+/**
+ * Routes each lease kind to a backend, creates the {@link LeaseEngine} (the {@code LeaseTemplate} bean) and
+ * advises {@code @Leased} methods. Backends are contributed by their own auto-configurations as
+ * {@link LeaseBackend} beans.
+ */
+@AutoConfiguration
+@EnableConfigurationProperties(LeaseProperties.class)
+public class LeaseAutoConfiguration {
+
+    private static final Log log = LogFactory.getLog(LeaseAutoConfiguration.class);
+
+    @Bean
+    @ConditionalOnMissingBean
+    BackendRouter leaseBackendRouter(ObjectProvider<LeaseBackend> backends, LeaseProperties properties) {
+        BackendRouter router = BackendRouter.select(backends.orderedStream().toList(), properties.getBackend(),
+                properties.getCorrectnessBackend(), properties.getEfficiencyBackend());
+        log.info("Lease backends: " + router.describe()
+                + ". A lease is a hint, not a guarantee, unless the resource checks its fencing token.");
+        return router;
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    LeaseEngine leaseEngine(BackendRouter leaseBackendRouter, LeaseProperties properties) {
+        return new LeaseEngine(leaseBackendRouter,
+                new LeaseDefaults(properties.getDefaultTtl(), properties.getRenewEvery()));
+    }
+
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean
+    static LeasedAnnotationBeanPostProcessor leasedAnnotationBeanPostProcessor(ObjectProvider<LeaseEngine> engine) {
+        return new LeasedAnnotationBeanPostProcessor(engine);
+    }
+}

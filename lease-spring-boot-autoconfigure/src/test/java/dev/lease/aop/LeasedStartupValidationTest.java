@@ -1,0 +1,182 @@
+package dev.lease.aop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import dev.lease.LeaseKind;
+import dev.lease.Leased;
+import dev.lease.WhenBusy;
+import dev.lease.autoconfigure.InMemoryLeaseAutoConfiguration;
+import dev.lease.autoconfigure.LeaseAutoConfiguration;
+import dev.lease.core.LeaseConfigurationException;
+import dev.lease.spi.Grant;
+import dev.lease.spi.GrantRequest;
+import dev.lease.spi.LeaseBackend;
+
+/** Every mistake visible before the first call fails the startup, naming the method, the lease and the fix. */
+class LeasedStartupValidationTest {
+
+    private ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(InMemoryLeaseAutoConfiguration.class, LeaseAutoConfiguration.class))
+            .withPropertyValues("lease.backend=in-memory");
+
+    private void assertStartupFails(Class<?> bean, String... fragments) {
+        runner.withBean(bean).run(context -> {
+            assertThat(context).hasFailed();
+            Throwable failure = context.getStartupFailure();
+            while (!(failure instanceof LeaseConfigurationException) && failure.getCause() != null) {
+                failure = failure.getCause();
+            }
+            assertThat(failure).isInstanceOf(LeaseConfigurationException.class);
+            assertThat(failure.getMessage()).contains(fragments).contains("Fix:");
+        });
+    }
+
+    @Test
+    void skipOnAPrimitiveReturnType() {
+        assertStartupFails(SkipPrimitive.class, "SkipPrimitive.count()", "whenBusy = SKIP", "int");
+    }
+
+    @Test
+    void unparseableDuration() {
+        assertStartupFails(BadDuration.class, "BadDuration.run()", "ttl = \"thirty seconds\"", "not a duration");
+    }
+
+    @Test
+    void unresolvablePlaceholder() {
+        assertStartupFails(MissingPlaceholder.class, "MissingPlaceholder.run()", "${nowhere.ttl}");
+    }
+
+    @Test
+    void renewingAtHalfTheTtlOrSlower() {
+        assertStartupFails(SlowRenewal.class, "SlowRenewal.run()", "renewEvery PT5S is not less than half the ttl PT10S");
+    }
+
+    @Test
+    void blankName() {
+        assertStartupFails(BlankName.class, "BlankName.run()", "blank");
+    }
+
+    @Test
+    void nameThatEscapesItsNamespace() {
+        assertStartupFails(SlashName.class, "SlashName.run()", "'/'");
+    }
+
+    @Test
+    void asynchronousReturnType() {
+        assertStartupFails(AsyncWork.class, "AsyncWork.run()", "CompletableFuture");
+    }
+
+    @Test
+    void correctnessOnABackendWithoutFencingTokens() {
+        runner = runner.withPropertyValues("lease.backend=unfenced").withUserConfiguration(UnfencedBackendConfig.class);
+        assertStartupFails(CorrectnessJob.class, "@Leased on CorrectnessJob.bill(long)", "issues no fencing tokens",
+                "lease.correctness-backend: zookeeper");
+    }
+
+    @Test
+    void correctMethodsStartFine() {
+        runner.withBean(CorrectnessJob.class).run(context -> assertThat(context).hasNotFailed());
+    }
+
+    static class SkipPrimitive {
+        @Leased(name = "n", kind = LeaseKind.EFFICIENCY, whenBusy = WhenBusy.SKIP)
+        public int count() {
+            return 1;
+        }
+    }
+
+    static class BadDuration {
+        @Leased(name = "n", kind = LeaseKind.EFFICIENCY, ttl = "thirty seconds")
+        public void run() {
+        }
+    }
+
+    static class MissingPlaceholder {
+        @Leased(name = "n", kind = LeaseKind.EFFICIENCY, ttl = "${nowhere.ttl}")
+        public void run() {
+        }
+    }
+
+    static class SlowRenewal {
+        @Leased(name = "n", kind = LeaseKind.EFFICIENCY, ttl = "10s", renewEvery = "5s")
+        public void run() {
+        }
+    }
+
+    static class BlankName {
+        @Leased(name = " ", kind = LeaseKind.EFFICIENCY)
+        public void run() {
+        }
+    }
+
+    static class SlashName {
+        @Leased(name = "../../zookeeper", kind = LeaseKind.EFFICIENCY)
+        public void run() {
+        }
+    }
+
+    static class AsyncWork {
+        @Leased(name = "n", kind = LeaseKind.EFFICIENCY)
+        public CompletableFuture<String> run() {
+            return CompletableFuture.completedFuture("x");
+        }
+    }
+
+    static class CorrectnessJob {
+        @Leased(name = "invoice-#{#id}", kind = LeaseKind.CORRECTNESS)
+        public void bill(long id) {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UnfencedBackendConfig {
+        @Bean
+        LeaseBackend unfenced() {
+            return new LeaseBackend() {
+                @Override
+                public String id() {
+                    return "unfenced";
+                }
+
+                @Override
+                public boolean issuesFencingTokens() {
+                    return false;
+                }
+
+                @Override
+                public Optional<Grant> tryAcquire(GrantRequest request) {
+                    return Optional.of(new Grant() {
+                        @Override
+                        public String name() {
+                            return request.name();
+                        }
+
+                        @Override
+                        public OptionalLong token() {
+                            return OptionalLong.empty();
+                        }
+                    });
+                }
+
+                @Override
+                public boolean renew(Grant grant) {
+                    return true;
+                }
+
+                @Override
+                public void release(Grant grant) {
+                }
+            };
+        }
+    }
+}

@@ -1,0 +1,269 @@
+package dev.lease.core;
+
+import static dev.lease.testing.TestTiming.seconds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.lease.Lease;
+import dev.lease.LeaseContext;
+import dev.lease.LeaseKind;
+import dev.lease.LeaseLostException;
+import dev.lease.LeaseSpec;
+import dev.lease.memory.InMemoryLeaseBackend;
+import dev.lease.spi.LeaseBackend;
+
+class LeaseEngineTest {
+
+    private final ScriptedBackend scripted = new ScriptedBackend();
+    private final ExecutorService pool = Executors.newCachedThreadPool();
+    private LeaseEngine engine = engineOver(scripted);
+
+    @AfterEach
+    void stop() {
+        pool.shutdownNow();
+        engine.close();
+    }
+
+    static LeaseEngine engineOver(LeaseBackend backend) {
+        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+        routes.put(LeaseKind.CORRECTNESS, backend);
+        routes.put(LeaseKind.EFFICIENCY, backend);
+        return new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());
+    }
+
+    private static LeaseSpec spec(String name) {
+        return LeaseSpec.of(name, LeaseKind.CORRECTNESS);
+    }
+
+    /** Runs {@code spec} on a pool thread whose work blocks until interrupted; returns when it is inside. */
+    private Future<Object> blockingSection(LeaseSpec spec) throws InterruptedException {
+        CountDownLatch inside = new CountDownLatch(1);
+        Future<Object> call = pool.submit(() -> engine.execute(spec, lease -> {
+            inside.countDown();
+            Thread.sleep(seconds(120).toMillis());
+            return "not interrupted";
+        }));
+        assertThat(inside.await(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        return call;
+    }
+
+    private static void assertLost(Future<Object> call, String reason) {
+        assertThatThrownBy(() -> call.get(seconds(20).toMillis(), TimeUnit.MILLISECONDS))
+                .isInstanceOf(ExecutionException.class).cause()
+                .isInstanceOf(LeaseLostException.class)
+                .hasMessageContaining(reason)
+                .hasCauseInstanceOf(InterruptedException.class);
+    }
+
+    @Test
+    void aFailedRenewalIsALossAtOnceWithoutRetrying() throws Exception {
+        scripted.renewal.set(ScriptedBackend.Renewal.FAIL);
+        Future<Object> call = blockingSection(spec("fail").withTtl(Duration.ofSeconds(30)).withRenewEvery(Duration.ofMillis(200)));
+        assertLost(call, "renewal failed");
+        assertThat(scripted.renewals).as("renewal attempts").hasValue(1);
+    }
+
+    @Test
+    void aRefusedRenewalIsALoss() throws Exception {
+        scripted.renewal.set(ScriptedBackend.Renewal.REFUSE);
+        Future<Object> call = blockingSection(spec("refused").withTtl(Duration.ofSeconds(30)).withRenewEvery(Duration.ofMillis(200)));
+        assertLost(call, "no longer holds this grant");
+    }
+
+    @Test
+    void aHangingRenewalCannotOutliveTheLocalDeadline() throws Exception {
+        scripted.renewal.set(ScriptedBackend.Renewal.HANG);
+        Future<Object> call = blockingSection(spec("hang").withTtl(Duration.ofMillis(900)).withRenewEvery(Duration.ofMillis(300)));
+        assertLost(call, "local validity");
+        scripted.hang.countDown();
+    }
+
+    @Test
+    void aLossReportedByTheBackendInterruptsWithoutWaitingForRenewal() throws Exception {
+        Future<Object> call = blockingSection(spec("session").withTtl(Duration.ofMinutes(10)));
+        scripted.lastListener.get().leaseLost("session suspended");
+        assertLost(call, "session suspended");
+        assertThat(scripted.renewals).as("no renewal was due").hasValue(0);
+    }
+
+    @Test
+    void aLossReportedWhileTheGrantWasBeingReturnedIsNotDropped() {
+        scripted.lossDuringAcquire = "connection dropped during the request";
+        assertThatThrownBy(() -> engine.execute(spec("early"), lease -> "ran"))
+                .isInstanceOf(LeaseLostException.class).hasMessageContaining("connection dropped");
+    }
+
+    @Test
+    void validityCountsFromBeforeTheRequestWasSent() {
+        scripted.acquireDelay = Duration.ofMillis(600);
+        Duration ttl = Duration.ofSeconds(2);
+        long before = System.nanoTime();
+        try (Lease lease = engine.acquire(spec("slow-grant").withTtl(ttl))) {
+            long elapsed = System.nanoTime() - before;
+            assertThat(lease.remaining()).isLessThanOrEqualTo(ttl.minusNanos(elapsed).plusMillis(1))
+                    .isLessThanOrEqualTo(ttl.minusMillis(600));
+        }
+    }
+
+    @Test
+    void validityFollowsTheMonotonicClockOnly() {
+        AtomicLong monotonic = new AtomicLong(1_000);
+        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+        routes.put(LeaseKind.CORRECTNESS, scripted);
+        try (LeaseEngine manual = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(), monotonic::get);
+                Lease lease = manual.acquire(spec("manual").withTtl(Duration.ofMinutes(5)))) {
+            assertThat(lease.isValid()).isTrue();
+            monotonic.addAndGet(Duration.ofMinutes(5).toNanos());
+            assertThat(lease.isValid()).as("valid after the monotonic clock passed the ttl").isFalse();
+            assertThat(lease.remaining()).isZero();
+            assertThatThrownBy(lease::checkValid).isInstanceOf(LeaseLostException.class).hasMessageContaining("manual");
+        }
+    }
+
+    @Test
+    void theCallerGetsLeaseLostExceptionWithTheWorksOwnExceptionAttached() {
+        assertThatThrownBy(() -> engine.execute(spec("own-failure"), lease -> {
+            scripted.lastListener.get().leaseLost("taken over");
+            throw new IOException("disk full");
+        })).isInstanceOf(LeaseLostException.class).hasMessageContaining("token").hasCauseInstanceOf(IOException.class);
+    }
+
+    @Test
+    void theCallerGetsLeaseLostExceptionEvenWhenTheWorkFinishedNormally() {
+        assertThatThrownBy(() -> engine.execute(spec("finished"), lease -> {
+            scripted.lastListener.get().leaseLost("taken over");
+            return "result produced without the lease";
+        })).isInstanceOf(LeaseLostException.class);
+        assertThat(Thread.currentThread().isInterrupted()).as("interrupt left behind").isFalse();
+    }
+
+    @Test
+    void closingTheEngineInterruptsAndReleasesLeasesStillHeld() throws Exception {
+        Future<Object> call = blockingSection(spec("shutdown").withTtl(Duration.ofMinutes(10)));
+        Lease programmatic = engine.acquire(spec("held-by-caller").withTtl(Duration.ofMinutes(10)));
+        engine.close();
+        assertLost(call, "lease engine was closed");
+        assertThat(programmatic.isValid()).isFalse();
+        assertThat(scripted.releases).hasValue(2);
+    }
+
+    @Test
+    void theLeaseIsReleasedWhenTheSectionEndsWhateverHappened() {
+        engine.execute(spec("ok"), lease -> "fine");
+        assertThatThrownBy(() -> engine.execute(spec("boom"), lease -> {
+            throw new IllegalStateException("boom");
+        })).isInstanceOf(IllegalStateException.class).hasMessage("boom");
+        assertThat(scripted.releases).hasValue(2);
+    }
+
+    @Test
+    void nestedSectionsExposeInnermostAndOuterLeases() {
+        engine.execute(spec("outer"), outer -> engine.execute(spec("inner"), inner -> {
+            assertThat(LeaseContext.current().name()).isEqualTo("inner");
+            assertThat(LeaseContext.find("outer")).containsSame(outer);
+            assertThat(LeaseContext.token()).isEqualTo(inner.token());
+            return null;
+        }));
+        assertThatThrownBy(LeaseContext::current).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("@Leased");
+    }
+
+    @Test
+    void reenteringTheSameNameReusesTheHeldLeaseInsteadOfDeadlocking() {
+        InMemoryLeaseBackend memory = new InMemoryLeaseBackend();
+        engine.close();
+        engine = engineOver(memory);
+        engine.execute(spec("again"), outer -> engine.execute(spec("again"), inner -> {
+            assertThat(inner).isSameAs(outer);
+            assertThat(LeaseContext.current()).isSameAs(outer);
+            return null;
+        }));
+        assertThat(memory.lastToken("again")).hasValue(1);
+        assertThatThrownBy(() -> engine.execute(spec("again"),
+                outer -> engine.execute(LeaseSpec.of("again", LeaseKind.EFFICIENCY), inner -> null)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("already held by this thread");
+    }
+
+    @Test
+    void aLostOuterLeaseKeepsTheThreadInterruptedThroughTheInnerSection() throws Exception {
+        AtomicBoolean stillInterruptedAfterInner = new AtomicBoolean();
+        Future<Object> call = pool.submit(() -> engine.execute(spec("outer-lost").withTtl(Duration.ofMinutes(5)), outer -> {
+            try {
+                engine.execute(spec("inner-fine").withTtl(Duration.ofMinutes(5)), inner -> {
+                    ((HeldLease) outer).markLost("outer taken over");
+                    return null;
+                });
+            }
+            finally {
+                stillInterruptedAfterInner.set(Thread.currentThread().isInterrupted());
+            }
+            return null;
+        }));
+        assertThatThrownBy(() -> call.get(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).cause()
+                .isInstanceOf(LeaseLostException.class).hasMessageContaining("outer-lost");
+        assertThat(stillInterruptedAfterInner).as("outer work still told to stop").isTrue();
+    }
+
+    /**
+     * Losses fired at random moments around the end of a section: a loss inside must interrupt and surface as
+     * LeaseLostException; a loss after the thread left must not touch the thread; no interrupt survives the
+     * section either way.
+     */
+    @Test
+    void interruptsNeverLeakOutOfASectionUnderLoad() throws Exception {
+        int rounds = 1500;
+        int lostInside = 0;
+        int keptToTheEnd = 0;
+        java.util.Random random = new java.util.Random(42);
+        for (int i = 0; i < rounds; i++) {
+            CountDownLatch entered = new CountDownLatch(1);
+            long work = 100_000;
+            long delay = random.nextInt(250_000);
+            Future<?> racer = pool.submit(() -> {
+                entered.await();
+                spin(delay);
+                scripted.lastListener.get().leaseLost("lost in round");
+                return null;
+            });
+            try {
+                engine.execute(spec("race"), lease -> {
+                    entered.countDown();
+                    spin(work);
+                    return null;
+                });
+                keptToTheEnd++;
+            }
+            catch (LeaseLostException ex) {
+                lostInside++;
+            }
+            racer.get(seconds(10).toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(Thread.currentThread().isInterrupted()).as("interrupt left after round %d", i).isFalse();
+        }
+        assertThat(lostInside).as("rounds where the loss hit inside the section").isPositive();
+        assertThat(keptToTheEnd).as("rounds where the loss came after the section").isPositive();
+    }
+
+    private static void spin(long nanos) {
+        long end = System.nanoTime() + nanos;
+        while (System.nanoTime() - end < 0) {
+            Thread.onSpinWait();
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package dev.lease.core;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.lease.spi.Grant;
+import dev.lease.spi.GrantRequest;
+import dev.lease.spi.LeaseBackend;
+import dev.lease.spi.LossListener;
+
+/**
+ * A backend whose answers a test scripts, to drive the engine into situations a real store produces only
+ * rarely (a renewal that hangs, a loss reported mid-request). It is a test double for the engine, never for a
+ * backend: backends are tested against real servers.
+ */
+class ScriptedBackend implements LeaseBackend {
+
+    enum Renewal { OK, REFUSE, FAIL, HANG }
+
+    final AtomicLong tokens = new AtomicLong();
+    final AtomicInteger acquires = new AtomicInteger();
+    final AtomicInteger releases = new AtomicInteger();
+    final AtomicInteger renewals = new AtomicInteger();
+    final AtomicReference<Renewal> renewal = new AtomicReference<>(Renewal.OK);
+    final AtomicReference<LossListener> lastListener = new AtomicReference<>();
+    final CountDownLatch hang = new CountDownLatch(1);
+    volatile Duration acquireDelay = Duration.ZERO;
+    volatile String lossDuringAcquire;
+    volatile boolean fenced = true;
+
+    @Override
+    public String id() {
+        return "scripted";
+    }
+
+    @Override
+    public boolean issuesFencingTokens() {
+        return fenced;
+    }
+
+    @Override
+    public Optional<Grant> tryAcquire(GrantRequest request) throws InterruptedException {
+        acquires.incrementAndGet();
+        if (!acquireDelay.isZero()) {
+            Thread.sleep(acquireDelay.toMillis());
+        }
+        lastListener.set(request.onLoss());
+        if (lossDuringAcquire != null) {
+            request.onLoss().leaseLost(lossDuringAcquire);
+        }
+        long token = tokens.incrementAndGet();
+        return Optional.of(new ScriptedGrant(request.name(), fenced ? OptionalLong.of(token) : OptionalLong.empty()));
+    }
+
+    @Override
+    public boolean renew(Grant grant) throws Exception {
+        renewals.incrementAndGet();
+        return switch (renewal.get()) {
+            case OK -> true;
+            case REFUSE -> false;
+            case FAIL -> throw new IllegalStateException("store unreachable");
+            case HANG -> {
+                hang.await();
+                yield true;
+            }
+        };
+    }
+
+    @Override
+    public void release(Grant grant) {
+        releases.incrementAndGet();
+    }
+
+    record ScriptedGrant(String name, OptionalLong token) implements Grant {
+    }
+}

@@ -1,0 +1,164 @@
+package dev.lease.faults;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import dev.lease.faults.History.Kind;
+import dev.lease.faults.History.Op;
+
+/**
+ * Checks a history against what the fenced table finally holds. The properties:
+ * <ol>
+ *   <li>tokens granted to acknowledged holders are never granted twice and strictly increase in real-time order
+ *       (a grant acknowledged before another was requested has the lower token);</li>
+ *   <li>the table accepted writes in non-decreasing token order; each acceptance below the highest token already
+ *       accepted is a <em>stale write accepted</em>;</li>
+ *   <li>every acknowledged write is in the table (nothing acknowledged is lost).</li>
+ * </ol>
+ * For EFFICIENCY leases (no tokens) only overlaps of holders are counted, as information.
+ */
+final class HistoryChecker {
+
+    /** One row of the fenced table, in the order the table accepted it. */
+    record Accepted(long seq, long token, long writeId) {
+    }
+
+    /** What a run showed. */
+    record Verdict(String scenario, int cycles, int grants, int writesAccepted, int writesRejected, int writesUnknown,
+            int staleWritesAccepted, int duplicateTokens, int grantsOutOfOrder, int acknowledgedWritesLost,
+            int overlaps, List<String> problems) {
+
+        boolean safe() {
+            return problems.isEmpty();
+        }
+    }
+
+    private HistoryChecker() {
+    }
+
+    static Verdict check(String scenario, History history, List<Accepted> table, boolean fenced) {
+        List<Op> ops = history.ops();
+        List<String> problems = new ArrayList<>();
+        List<Op> grants = ops.stream().filter(o -> o.kind == Kind.ACQUIRE && o.ok()).toList();
+        List<Op> writes = ops.stream().filter(o -> o.kind == Kind.WRITE).toList();
+
+        int duplicates = 0;
+        int outOfOrder = 0;
+        if (fenced) {
+            Set<Long> seen = new HashSet<>();
+            for (Op grant : grants) {
+                if (!seen.add(grant.token)) {
+                    duplicates++;
+                    problems.add("token " + grant.token + " granted twice (op " + grant.id + ")");
+                }
+            }
+            outOfOrder = grantsOutOfRealTimeOrder(grants, problems);
+        }
+
+        int stale = 0;
+        long highest = Long.MIN_VALUE;
+        for (Accepted row : table) {
+            if (row.token() < highest) {
+                stale++;
+                problems.add("stale write accepted: write " + row.writeId() + " with token " + row.token()
+                        + " after the table had accepted token " + highest);
+            }
+            highest = Math.max(highest, row.token());
+        }
+
+        Set<Long> inTable = new HashSet<>();
+        table.forEach(row -> inTable.add(row.writeId()));
+        int lost = 0;
+        for (Op write : writes) {
+            if (write.ok() && !inTable.contains(write.id)) {
+                lost++;
+                problems.add("acknowledged write " + write.id + " (token " + write.token + ") is missing from the table");
+            }
+        }
+
+        int overlaps = fenced ? 0 : countOverlaps(ops);
+        int cycles = (int) ops.stream().filter(o -> o.kind == Kind.ACQUIRE).count();
+        return new Verdict(scenario, cycles, grants.size(), (int) writes.stream().filter(Op::ok).count(),
+                (int) writes.stream().filter(o -> o.outcome == History.Outcome.FAIL).count(),
+                (int) writes.stream().filter(o -> o.outcome == History.Outcome.UNKNOWN).count(), stale, duplicates,
+                outOfOrder, lost, overlaps, List.copyOf(problems));
+    }
+
+    /** Fails with the problems, after writing the whole history as JSON for a human to read. */
+    static void assertSafe(Verdict verdict, History history) {
+        if (verdict.safe()) {
+            return;
+        }
+        Path dump = Path.of("target", "fault-histories", verdict.scenario() + ".json");
+        try {
+            Files.createDirectories(dump.getParent());
+            Files.writeString(dump, history.toJson());
+        }
+        catch (IOException ex) {
+            throw new AssertionError("history check failed and the history could not be written: " + ex, ex);
+        }
+        throw new AssertionError(verdict.scenario() + ": " + verdict.problems().size() + " problem(s), history in "
+                + dump.toAbsolutePath() + "\n  " + String.join("\n  ", verdict.problems().subList(0,
+                        Math.min(20, verdict.problems().size()))));
+    }
+
+    private static int grantsOutOfRealTimeOrder(List<Op> grants, List<String> problems) {
+        List<Op> byCompletion = new ArrayList<>(grants);
+        byCompletion.sort(Comparator.comparingLong(o -> o.completedAt));
+        List<Op> byInvocation = new ArrayList<>(grants);
+        byInvocation.sort(Comparator.comparingLong(o -> o.invokedAt));
+        int violations = 0;
+        int next = 0;
+        long maxCompleted = Long.MIN_VALUE;
+        Op maxOp = null;
+        for (Op grant : byInvocation) {
+            while (next < byCompletion.size() && byCompletion.get(next).completedAt < grant.invokedAt) {
+                Op done = byCompletion.get(next++);
+                if (done.token > maxCompleted) {
+                    maxCompleted = done.token;
+                    maxOp = done;
+                }
+            }
+            if (maxOp != null && grant.token <= maxCompleted) {
+                violations++;
+                problems.add("grant " + grant.id + " got token " + grant.token + " although grant " + maxOp.id
+                        + " had already been acknowledged with token " + maxCompleted);
+            }
+        }
+        return violations;
+    }
+
+    /** Holding intervals (grant acknowledged → release requested) of different workers that overlap. */
+    private static int countOverlaps(List<Op> ops) {
+        record Interval(int worker, long from, long to) {
+        }
+        List<Interval> intervals = new ArrayList<>();
+        List<Op> sorted = new ArrayList<>(ops);
+        sorted.sort(Comparator.comparingLong(o -> o.invokedAt));
+        java.util.Map<Integer, Long> heldSince = new java.util.HashMap<>();
+        for (Op op : sorted) {
+            if (op.kind == Kind.ACQUIRE && op.ok()) {
+                heldSince.put(op.worker, op.completedAt);
+            }
+            else if (op.kind == Kind.RELEASE && heldSince.containsKey(op.worker)) {
+                intervals.add(new Interval(op.worker, heldSince.remove(op.worker), op.invokedAt));
+            }
+        }
+        intervals.sort(Comparator.comparingLong(Interval::from));
+        int overlaps = 0;
+        for (int i = 0; i < intervals.size(); i++) {
+            for (int j = i + 1; j < intervals.size() && intervals.get(j).from() < intervals.get(i).to(); j++) {
+                if (intervals.get(j).worker() != intervals.get(i).worker()) {
+                    overlaps++;
+                }
+            }
+        }
+        return overlaps;
+    }
+}
