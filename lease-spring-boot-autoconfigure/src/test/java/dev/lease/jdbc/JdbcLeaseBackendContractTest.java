@@ -142,7 +142,7 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest {
         LeaseEngine a = engineOver(backend());
         LeaseEngine b = engineOver(secondBackend());
         int threadsPerInstance = 4;
-        int rounds = 10;
+        int rounds = 6;
         int[] unguarded = {0};
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger maxInside = new AtomicInteger();
