@@ -1,0 +1,38 @@
+package dev.lease.autoconfigure;
+
+import javax.sql.DataSource;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.JdbcOperations;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import dev.lease.fence.JdbcFence;
+
+/**
+ * A {@link JdbcFence} over the application's {@code JdbcTemplate} (so it joins the application's transactions),
+ * with the {@code lease_fence} table created per {@code lease.fence.initialize-schema}.
+ */
+@AutoConfiguration(afterName = {"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration"})
+@ConditionalOnClass(JdbcOperations.class)
+@ConditionalOnSingleCandidate(DataSource.class)
+@EnableConfigurationProperties(LeaseProperties.class)
+public class JdbcFenceAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    JdbcFence jdbcFence(DataSource dataSource, ObjectProvider<JdbcOperations> jdbcOperations,
+            LeaseProperties properties) {
+        JdbcFence fence = new JdbcFence(jdbcOperations.getIfUnique(() -> new JdbcTemplate(dataSource)));
+        if (JdbcSchemaInitialization.shouldCreate(properties.getFence().getInitializeSchema(), dataSource)) {
+            fence.createSchema();
+        }
+        return fence;
+    }
+}

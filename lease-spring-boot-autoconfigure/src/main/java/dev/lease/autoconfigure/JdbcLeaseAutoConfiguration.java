@@ -1,0 +1,77 @@
+package dev.lease.autoconfigure;
+
+import javax.sql.DataSource;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import dev.lease.core.LeaseConfigurationException;
+import dev.lease.jdbc.JdbcLeaseBackend;
+
+/**
+ * The JDBC lease backend, available when spring-jdbc is on the classpath and the application has one DataSource.
+ * It stays away when the {@code lease.*backend} properties route every lease elsewhere, so that an application
+ * on ZooKeeper does not get a lease table in its database. Creates the lease table per
+ * {@code lease.jdbc.initialize-schema}.
+ */
+@AutoConfiguration(before = LeaseAutoConfiguration.class,
+        afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+@ConditionalOnClass(JdbcTemplate.class)
+@ConditionalOnSingleCandidate(DataSource.class)
+@Conditional(JdbcLeaseAutoConfiguration.NotRoutedElsewhere.class)
+@EnableConfigurationProperties(LeaseProperties.class)
+public class JdbcLeaseAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    JdbcLeaseBackend jdbcLeaseBackend(DataSource dataSource, LeaseProperties properties) {
+        LeaseProperties.Jdbc jdbc = properties.getJdbc();
+        JdbcLeaseBackend backend;
+        try {
+            backend = new JdbcLeaseBackend(dataSource, jdbc.getTable());
+        }
+        catch (IllegalArgumentException ex) {
+            throw new LeaseConfigurationException(ex.getMessage() + ".",
+                    "set lease.jdbc.table to a plain table name such as 'lease_lock' or 'leases.lease_lock'.");
+        }
+        if (JdbcSchemaInitialization.shouldCreate(jdbc.getInitializeSchema(), dataSource)) {
+            backend.createSchema();
+        }
+        return backend;
+    }
+
+    /** Matches unless the lease.*backend properties are set and none of them names jdbc. */
+    static final class NotRoutedElsewhere extends SpringBootCondition {
+
+        private static final String[] PROPERTIES = {"lease.backend", "lease.correctness-backend",
+                "lease.efficiency-backend"};
+
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            Environment env = context.getEnvironment();
+            boolean anySet = false;
+            for (String property : PROPERTIES) {
+                String value = env.getProperty(property);
+                if (value != null && !value.isBlank()) {
+                    anySet = true;
+                    if (value.trim().equalsIgnoreCase(JdbcLeaseBackend.ID)) {
+                        return ConditionOutcome.match(property + "=" + value);
+                    }
+                }
+            }
+            return anySet ? ConditionOutcome.noMatch("the lease.*backend properties name other backends")
+                    : ConditionOutcome.match("no lease.*backend property is set");
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package dev.lease.fence;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+import org.springframework.dao.EmptyResultDataAccessException;
+import org.springframework.jdbc.core.JdbcOperations;
+
+import dev.lease.FencingToken;
+import dev.lease.jdbc.SqlIdentifiers;
+
+/**
+ * A table whose rows carry their own fence column: {@link #update} writes a row's values and moves its fence to the
+ * token in one {@code UPDATE ... WHERE key = ? AND fence <= ?}, and refuses a stale token with
+ * {@link StaleTokenException}. The statement is built here, from identifiers checked once, so the guard cannot be
+ * forgotten or get its comparison wrong; every value is a bind parameter. Get one from
+ * {@link JdbcFence#table(String, String)}.
+ *
+ * <pre>{@code
+ * FencedTable accounts = fence.table("account", "id");
+ * accounts.update(accountId, LeaseContext.token(), Map.of("balance", newBalance));
+ * }</pre>
+ *
+ * <p>A {@code NULL} fence counts as never written under a lease. Rows are inserted by the application as usual,
+ * with the fence column set to the token of the lease it writes under.
+ */
+public final class FencedTable {
+
+    private final JdbcOperations jdbc;
+    private final String table;
+    private final String keyColumn;
+    private final String fenceColumn;
+
+    FencedTable(JdbcOperations jdbc, String table, String keyColumn, String fenceColumn) {
+        this.jdbc = jdbc;
+        this.table = table;
+        this.keyColumn = keyColumn;
+        this.fenceColumn = fenceColumn;
+    }
+
+    /**
+     * In the caller's transaction, sets {@code values} on the row whose key column equals {@code key} and moves its
+     * fence to {@code token}, unless the row already accepted a higher token. Equal tokens pass.
+     *
+     * @param values column name to new value; names must be plain identifiers, other than the key and fence columns.
+     *        Empty just moves the fence, claiming the row for this lease.
+     * @throws StaleTokenException when the row already accepted a higher token; the write did not happen
+     * @throws EmptyResultDataAccessException when no row has that key
+     * @throws IllegalArgumentException when a column name is not a plain identifier
+     */
+    public void update(Object key, FencingToken token, Map<String, ?> values) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(token, "token");
+        // Sorted, so the same columns always produce the same SQL text (statement caches).
+        Map<String, Object> columns = new TreeMap<>();
+        values.forEach((column, value) -> {
+            SqlIdentifiers.column(column, "column of " + table);
+            if (column.equalsIgnoreCase(keyColumn) || column.equalsIgnoreCase(fenceColumn)) {
+                throw new IllegalArgumentException("Column '" + column + "' of " + table + " cannot be set by a fenced "
+                        + "update: it is the key or the fence column");
+            }
+            columns.put(column, value);
+        });
+        StringBuilder sql = new StringBuilder("UPDATE ").append(table).append(" SET ");
+        Object[] args = new Object[columns.size() + 3];
+        int i = 0;
+        for (Map.Entry<String, Object> column : columns.entrySet()) {
+            sql.append(column.getKey()).append(" = ?, ");
+            args[i++] = column.getValue();
+        }
+        sql.append(fenceColumn).append(" = ? WHERE ").append(keyColumn).append(" = ? AND (").append(fenceColumn)
+                .append(" IS NULL OR ").append(fenceColumn).append(" <= ?)");
+        args[i++] = token.value();
+        args[i++] = key;
+        args[i] = token.value();
+        if (jdbc.update(sql.toString(), args) > 0) {
+            return;
+        }
+        List<Long> fences = jdbc.queryForList("SELECT " + fenceColumn + " FROM " + table + " WHERE " + keyColumn
+                + " = ? FOR UPDATE", Long.class, key);
+        if (fences.isEmpty()) {
+            throw new EmptyResultDataAccessException("No row in " + table + " with " + keyColumn + " = " + key
+                    + " to update under lease '" + token.lease() + "' (token " + token.value() + ")", 1);
+        }
+        Long current = fences.get(0);
+        throw new StaleTokenException(resource(key), token, current == null ? 0 : current,
+                "UPDATE " + table + " SET " + fenceColumn + " = 0 WHERE " + keyColumn + " = " + key);
+    }
+
+    private String resource(Object key) {
+        return table + "[" + keyColumn + "=" + key + "]";
+    }
+
+    @Override
+    public String toString() {
+        return "FencedTable[" + table + ", key " + keyColumn + ", fence " + fenceColumn + "]";
+    }
+}

@@ -1,0 +1,223 @@
+package dev.lease.fence;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.stream.Collectors;
+
+import org.springframework.dao.ConcurrencyFailureException;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.ConnectionCallback;
+import org.springframework.jdbc.core.JdbcOperations;
+
+import dev.lease.FencingToken;
+import dev.lease.jdbc.SqlIdentifiers;
+
+/**
+ * Fencing at the resource, in the caller's own transaction: the check that turns a lease into a guarantee.
+ *
+ * <p>{@link #advance} keeps, per resource, the highest fencing token accepted so far in the table
+ * {@code lease_fence(resource, fence)} and refuses lower ones with {@link StaleTokenException}. Run it first in
+ * the transaction that writes the resource, with the same {@link JdbcOperations} (so the same DataSource and
+ * transaction manager): the row lock it takes serialises writers until commit, so a holder that paused past its
+ * lease and wakes up with an older token fails instead of overwriting its successor's work, and a rolled-back
+ * write rolls the fence back with it.
+ *
+ * <pre>{@code
+ * @Transactional
+ * public void bill(long invoiceId) {
+ *     fence.advance("invoice-" + invoiceId, LeaseContext.token());
+ *     jdbc.update("UPDATE invoice SET state = 'BILLED' WHERE id = ?", invoiceId);
+ * }
+ * }</pre>
+ *
+ * <p>Tables that carry their own fence column use {@link #table(String, String)} instead, which checks and moves
+ * the fence in the same {@code UPDATE} as the data.
+ *
+ * <p>A resource must always be written under the same lease name: tokens of different leases say nothing about
+ * each other.
+ */
+public final class JdbcFence {
+
+    /** The fence table. */
+    public static final String TABLE = "lease_fence";
+
+    /** Longest accepted resource name, in characters. */
+    public static final int MAX_RESOURCE_LENGTH = 255;
+
+    private static final String ADVANCE = "UPDATE " + TABLE + " SET fence = ? WHERE resource = ? AND fence <= ?";
+
+    private static final String READ = "SELECT fence FROM " + TABLE + " WHERE resource = ? FOR UPDATE";
+
+    private final JdbcOperations jdbc;
+    private volatile Platform platform;
+
+    /**
+     * @param jdbc operations on the DataSource the fenced resource lives in, bound to the same transactions as the
+     *        writes the fence protects (the application's {@code JdbcTemplate} is the right one)
+     */
+    public JdbcFence(JdbcOperations jdbc) {
+        this.jdbc = Objects.requireNonNull(jdbc, "jdbc");
+    }
+
+    /**
+     * In the caller's transaction, moves the resource's fence up to {@code token}, or refuses a token lower than
+     * one already accepted. Equal tokens pass: one holder may write many times.
+     *
+     * @param resource what is being written, such as {@code "invoice-42"}; at most {@value #MAX_RESOURCE_LENGTH}
+     *        characters
+     * @throws StaleTokenException when the resource already accepted a higher token; the transaction must not
+     *         commit the write
+     */
+    public void advance(String resource, FencingToken token) {
+        validateResource(resource);
+        Objects.requireNonNull(token, "token");
+        long value = token.value();
+        if (jdbc.update(ADVANCE, value, resource, value) == 1) {
+            return;
+        }
+        if (insertIfAbsent(resource, value)) {
+            return;
+        }
+        // The row appeared meanwhile (a concurrent first writer); this waits for its lock and checks again.
+        if (jdbc.update(ADVANCE, value, resource, value) == 1) {
+            return;
+        }
+        OptionalLong current = current(resource);
+        if (current.isEmpty()) {
+            throw new ConcurrencyFailureException("The fence row of resource '" + resource + "' was created by a "
+                    + "concurrent transaction this transaction cannot see (repeatable read); retry the transaction");
+        }
+        throw new StaleTokenException(resource, token, current.getAsLong());
+    }
+
+    /**
+     * The fence of a resource: the highest token it accepted, empty when nothing was written under a lease yet. Reads
+     * with a row lock ({@code FOR UPDATE}) in the caller's transaction, so it sees the latest committed value.
+     */
+    public OptionalLong current(String resource) {
+        validateResource(resource);
+        List<Long> fences = jdbc.queryForList(READ, Long.class, resource);
+        return fences.isEmpty() ? OptionalLong.empty() : OptionalLong.of(fences.get(0));
+    }
+
+    /**
+     * Writes to a table that carries its own fence column named {@code fence}, one row by its key column. The
+     * identifiers are checked once here; values always travel as bind parameters.
+     *
+     * @throws IllegalArgumentException when a name is not a plain SQL identifier
+     */
+    public FencedTable table(String table, String keyColumn) {
+        return table(table, keyColumn, "fence");
+    }
+
+    /**
+     * Like {@link #table(String, String)} with another fence column name.
+     *
+     * @throws IllegalArgumentException when a name is not a plain SQL identifier
+     */
+    public FencedTable table(String table, String keyColumn, String fenceColumn) {
+        return new FencedTable(jdbc, SqlIdentifiers.table(table, "fenced table"),
+                SqlIdentifiers.column(keyColumn, "key column"), SqlIdentifiers.column(fenceColumn, "fence column"));
+    }
+
+    /**
+     * Creates the {@code lease_fence} table if it does not exist, with the DDL for this database
+     * ({@code dev/lease/fence/schema-<platform>.sql}).
+     */
+    public void createSchema() {
+        jdbc.execute(readStatement("dev/lease/fence/schema-" + platform().script + ".sql"));
+    }
+
+    private boolean insertIfAbsent(String resource, long value) {
+        Platform p = platform();
+        try {
+            return jdbc.update(p.insertIfAbsent, p.insertBindsResourceTwice
+                    ? new Object[] {resource, value, resource} : new Object[] {resource, value}) > 0;
+        }
+        catch (DuplicateKeyException ex) {
+            // Only on databases where a failed statement leaves the transaction usable (H2, MySQL): PostgreSQL uses
+            // ON CONFLICT DO NOTHING and never gets here.
+            return false;
+        }
+    }
+
+    private Platform platform() {
+        Platform p = platform;
+        if (p == null) {
+            String product = jdbc.execute((ConnectionCallback<String>) c -> c.getMetaData().getDatabaseProductName());
+            p = Platform.of(product);
+            platform = p;
+        }
+        return p;
+    }
+
+    static void validateResource(String resource) {
+        if (resource == null || resource.isBlank()) {
+            throw new IllegalArgumentException("Invalid fenced resource name '" + resource + "': it is blank. Name "
+                    + "what the write protects, such as 'invoice-42'.");
+        }
+        if (resource.length() > MAX_RESOURCE_LENGTH) {
+            throw new IllegalArgumentException("Invalid fenced resource name '" + resource.substring(0, 40) + "...': it is "
+                    + resource.length() + " characters long, at most " + MAX_RESOURCE_LENGTH + " are allowed");
+        }
+        if (resource.chars().anyMatch(Character::isISOControl)) {
+            throw new IllegalArgumentException("Invalid fenced resource name '" + resource
+                    + "': it contains control characters");
+        }
+    }
+
+    private static String readStatement(String location) {
+        try (InputStream in = JdbcFence.class.getClassLoader().getResourceAsStream(location)) {
+            if (in == null) {
+                throw new IllegalStateException("Missing schema script " + location);
+            }
+            String ddl = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+                    .filter(line -> !line.strip().startsWith("--")).collect(Collectors.joining("\n")).strip();
+            return ddl.endsWith(";") ? ddl.substring(0, ddl.length() - 1) : ddl;
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** How to insert a fence row unless it exists, without aborting the caller's transaction. */
+    private enum Platform {
+
+        POSTGRESQL("postgresql", "INSERT INTO " + TABLE + " (resource, fence) VALUES (?, ?) ON CONFLICT (resource) DO NOTHING",
+                false),
+        MYSQL("mysql", "INSERT IGNORE INTO " + TABLE + " (resource, fence) VALUES (?, ?)", false),
+        H2("h2", "INSERT INTO " + TABLE + " (resource, fence) SELECT ?, ? FROM DUAL WHERE NOT EXISTS"
+                + " (SELECT 1 FROM " + TABLE + " WHERE resource = ?)", true);
+
+        final String script;
+        final String insertIfAbsent;
+        final boolean insertBindsResourceTwice;
+
+        Platform(String script, String insertIfAbsent, boolean insertBindsResourceTwice) {
+            this.script = script;
+            this.insertIfAbsent = insertIfAbsent;
+            this.insertBindsResourceTwice = insertBindsResourceTwice;
+        }
+
+        static Platform of(String product) {
+            String p = product == null ? "" : product.toLowerCase(Locale.ROOT);
+            if (p.contains("postgres")) {
+                return POSTGRESQL;
+            }
+            if (p.contains("mysql") || p.contains("mariadb")) {
+                return MYSQL;
+            }
+            if (p.equals("h2")) {
+                return H2;
+            }
+            throw new IllegalStateException("JdbcFence supports PostgreSQL, MySQL, MariaDB and H2, but the database is '"
+                    + product + "'. Check tokens with a fence column in your own table instead (JdbcFence.table).");
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package dev.lease.fence;
+
+import dev.lease.FencingToken;
+
+/**
+ * A write carried a fencing token lower than one the resource has already accepted: the lease it was issued with
+ * was lost (expired or taken over while its holder paused) and a later holder has written since. The write must
+ * not happen; let the transaction roll back and stop the work.
+ */
+public class StaleTokenException extends RuntimeException {
+
+    private final String resource;
+    private final transient FencingToken presented;
+    private final long current;
+
+    /**
+     * @param resource the fenced resource
+     * @param presented the token the write carried
+     * @param current the fence found at the resource, the highest token it accepted
+     */
+    public StaleTokenException(String resource, FencingToken presented, long current) {
+        this(resource, presented, current,
+                "UPDATE " + JdbcFence.TABLE + " SET fence = 0 WHERE resource = '" + resource + "'");
+    }
+
+    StaleTokenException(String resource, FencingToken presented, long current, String resetStatement) {
+        super(message(resource, presented, current, resetStatement));
+        this.resource = resource;
+        this.presented = presented;
+        this.current = current;
+    }
+
+    /** The fenced resource that refused the write. */
+    public String resource() {
+        return resource;
+    }
+
+    /** The token the refused write carried. */
+    public FencingToken presented() {
+        return presented;
+    }
+
+    /** The fence found at the resource: the highest token it had accepted. */
+    public long current() {
+        return current;
+    }
+
+    /**
+     * Whether the fence is so far ahead of the token that a counter reset is a likelier cause than an ordinary
+     * takeover: more than ten grants, and more than the token itself, ahead.
+     */
+    public boolean fenceFarAhead() {
+        return farAhead(presented.value(), current);
+    }
+
+    private static boolean farAhead(long presented, long current) {
+        return current - presented > Math.max(10, presented);
+    }
+
+    private static String message(String resource, FencingToken presented, long current, String resetStatement) {
+        StringBuilder message = new StringBuilder("Stale fencing token for resource '").append(resource)
+                .append("': lease '").append(presented.lease()).append("' presented token ").append(presented.value())
+                .append(" but the resource already accepted token ").append(current)
+                .append(". The lease was lost (it expired or was taken over while its holder paused) and a later holder"
+                        + " has written; this write was refused. Roll back and stop the work.");
+        if (farAhead(presented.value(), current)) {
+            message.append(" The fence is far ahead of the token: if the lease's token counter was reset (for example"
+                    + " its ZooKeeper znode was deleted), every new holder is refused until the fence is reset. Once no"
+                    + " holder of the old counter can still write, reset it: ").append(resetStatement);
+        }
+        return message.toString();
+    }
+}

@@ -1,0 +1,261 @@
+package dev.lease.jdbc;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.DatabaseMetaData;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+import javax.sql.DataSource;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.dao.ConcurrencyFailureException;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.support.JdbcUtils;
+import org.springframework.jdbc.support.MetaDataAccessException;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.DefaultTransactionDefinition;
+import org.springframework.transaction.support.TransactionCallback;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import dev.lease.spi.Grant;
+import dev.lease.spi.GrantRequest;
+import dev.lease.spi.LeaseBackend;
+
+/**
+ * Fenced leases kept in a table of the database the application already runs (PostgreSQL, MySQL, MariaDB, H2).
+ *
+ * <p>One row per lease name, {@code (name, owner, token, expires_at)}, never deleted. A grant is one conditional
+ * {@code UPDATE} that takes a free or expired row, increments {@code token} (the fencing token) and sets
+ * {@code expires_at} from the database clock; renew and release only touch a row that still carries the grant's
+ * owner and token. Expiry is decided by the database's {@code CURRENT_TIMESTAMP} alone: this class reads no JVM
+ * clock and sends no time to the database, only ttls in milliseconds.
+ *
+ * <p>Every statement runs in a short transaction of its own ({@code PROPAGATION_REQUIRES_NEW} over a transaction
+ * manager private to this backend), so lease bookkeeping never joins, and is never rolled back with, a business
+ * transaction running on the same thread and DataSource.
+ */
+public final class JdbcLeaseBackend implements LeaseBackend {
+
+    /** The id used in {@code lease.backend}. */
+    public static final String ID = "jdbc";
+
+    /** The default table name. */
+    public static final String DEFAULT_TABLE = "lease_lock";
+
+    private static final Log log = LogFactory.getLog(JdbcLeaseBackend.class);
+
+    /** How often a waiter looks at a busy row; the engine's backoff bounds it from above. */
+    private static final long POLL_MILLIS = 100;
+
+    /** Bound on any one statement, so a stuck connection fails a call instead of hanging it. */
+    private static final int MAX_STATEMENT_SECONDS = 10;
+
+    private final DataSource dataSource;
+    private final String table;
+    private final JdbcTemplate jdbc;
+    private final DataSourceTransactionManager transactions;
+    private volatile Statements statements;
+
+    /** A backend over {@code dataSource} using the table {@value #DEFAULT_TABLE}. */
+    public JdbcLeaseBackend(DataSource dataSource) {
+        this(dataSource, DEFAULT_TABLE);
+    }
+
+    /**
+     * @param dataSource where the lease table lives
+     * @param table the lease table, a plain identifier, optionally schema-qualified
+     * @throws IllegalArgumentException when {@code table} is not a plain SQL identifier
+     */
+    public JdbcLeaseBackend(DataSource dataSource, String table) {
+        this.dataSource = dataSource;
+        this.table = SqlIdentifiers.table(table, "lease.jdbc.table");
+        this.jdbc = new JdbcTemplate(dataSource);
+        this.transactions = new DataSourceTransactionManager(dataSource);
+    }
+
+    @Override
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public boolean issuesFencingTokens() {
+        return true;
+    }
+
+    /** The lease table's name. */
+    public String table() {
+        return table;
+    }
+
+    @Override
+    public Optional<Grant> tryAcquire(GrantRequest request) {
+        Statements sql = statements();
+        String name = request.name();
+        long ttlMillis = millis(request.ttl());
+        String owner = UUID.randomUUID().toString();
+        try {
+            return inOwnTransaction(ttlMillis, status -> {
+                boolean granted = jdbc.update(sql.grant, owner, ttlMillis, name) == 1
+                        || (insertRowIfAbsent(sql, name) && jdbc.update(sql.grant, owner, ttlMillis, name) == 1);
+                if (!granted) {
+                    return Optional.empty();
+                }
+                // Same transaction: our UPDATE still holds the row lock, so this reads the token it wrote.
+                Long token = jdbc.queryForObject(sql.readToken, Long.class, name, owner);
+                return Optional.of(new JdbcGrant(name, token, owner, ttlMillis));
+            });
+        }
+        catch (ConcurrencyFailureException ex) {
+            // Another instance was granting the same row at this instant (a lock timeout or serialization failure):
+            // the lease is busy, which the engine handles by waiting and trying again.
+            log.debug("Lease '" + name + "' busy: concurrent grant on " + table + ": " + ex);
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public boolean renew(Grant grant) {
+        JdbcGrant g = (JdbcGrant) grant;
+        Statements sql = statements();
+        Integer updated = inOwnTransaction(g.ttlMillis(),
+                status -> jdbc.update(sql.renew, g.ttlMillis(), g.name(), g.owner(), g.value()));
+        return updated != null && updated == 1;
+    }
+
+    @Override
+    public void release(Grant grant) {
+        JdbcGrant g = (JdbcGrant) grant;
+        Statements sql = statements();
+        inOwnTransaction(g.ttlMillis(), status -> jdbc.update(sql.release, g.name(), g.owner(), g.value()));
+    }
+
+    @Override
+    public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
+        // No notification exists in plain SQL; a short poll bounded by the engine's backoff is the honest choice.
+        Thread.sleep(Math.max(1, Math.min(POLL_MILLIS, maxWait.toMillis())));
+    }
+
+    /**
+     * Creates the lease table if it does not exist, with the DDL for this database
+     * ({@code dev/lease/jdbc/schema-<platform>.sql}).
+     */
+    public void createSchema() {
+        String script = "dev/lease/jdbc/schema-" + statements().dialect.platform + ".sql";
+        String ddl = readStatement(script).replace("${table}", table);
+        jdbc.execute(ddl);
+        log.info("Lease table " + table + " is ready (" + script + ")");
+    }
+
+    /**
+     * Inserts the free row of a name seen for the first time; true when this call inserted it. The statement never
+     * fails on an existing row (that would abort the whole transaction on PostgreSQL), except for H2's race between
+     * two first inserts, where H2 only fails the statement.
+     */
+    private boolean insertRowIfAbsent(Statements sql, String name) {
+        Object[] args = sql.dialect.insertBindsNameTwice ? new Object[] {name, name} : new Object[] {name};
+        try {
+            return jdbc.update(sql.insertIfAbsent, args) > 0;
+        }
+        catch (DuplicateKeyException ex) {
+            return false;
+        }
+    }
+
+    private <T> T inOwnTransaction(long ttlMillis, TransactionCallback<T> work) {
+        DefaultTransactionDefinition definition =
+                new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        definition.setTimeout((int) Math.max(1, Math.min(MAX_STATEMENT_SECONDS, (ttlMillis + 999) / 1000)));
+        return new TransactionTemplate(transactions, definition).execute(work);
+    }
+
+    private Statements statements() {
+        Statements s = statements;
+        if (s == null) {
+            synchronized (this) {
+                s = statements;
+                if (s == null) {
+                    s = new Statements(detectDialect(), table);
+                    statements = s;
+                }
+            }
+        }
+        return s;
+    }
+
+    private Dialect detectDialect() {
+        try {
+            String product = JdbcUtils.extractDatabaseMetaData(dataSource, DatabaseMetaData::getDatabaseProductName);
+            return Dialect.forProductName(product);
+        }
+        catch (MetaDataAccessException ex) {
+            throw new IllegalStateException("Could not tell which database the JDBC lease backend runs on: " + ex, ex);
+        }
+    }
+
+    private static long millis(Duration ttl) {
+        return Math.max(1, ttl.toMillis());
+    }
+
+    /** Reads a one-statement script, dropping comment lines and the final semicolon. */
+    static String readStatement(String location) {
+        try (InputStream in = JdbcLeaseBackend.class.getClassLoader().getResourceAsStream(location)) {
+            if (in == null) {
+                throw new IllegalStateException("Missing schema script " + location);
+            }
+            List<String> lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+                    .filter(line -> !line.strip().startsWith("--")).toList();
+            String ddl = lines.stream().collect(Collectors.joining("\n")).strip();
+            return ddl.endsWith(";") ? ddl.substring(0, ddl.length() - 1) : ddl;
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcLeaseBackend[" + table + "]";
+    }
+
+    /** The SQL of one table on one database, built once from validated parts. */
+    private static final class Statements {
+
+        final Dialect dialect;
+        final String grant;
+        final String readToken;
+        final String renew;
+        final String release;
+        final String insertIfAbsent;
+
+        Statements(Dialect dialect, String table) {
+            this.dialect = dialect;
+            this.grant = "UPDATE " + table + " SET owner = ?, token = token + 1, expires_at = " + dialect.nowPlusMillis
+                    + " WHERE name = ? AND (owner IS NULL OR expires_at <= " + dialect.now + ")";
+            this.readToken = "SELECT token FROM " + table + " WHERE name = ? AND owner = ?";
+            this.renew = "UPDATE " + table + " SET expires_at = " + dialect.nowPlusMillis
+                    + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > " + dialect.now;
+            this.release = "UPDATE " + table + " SET owner = NULL, expires_at = " + dialect.now
+                    + " WHERE name = ? AND owner = ? AND token = ?";
+            this.insertIfAbsent = String.format(dialect.insertIfAbsent, table);
+        }
+    }
+
+    private record JdbcGrant(String name, long value, String owner, long ttlMillis) implements Grant {
+
+        @Override
+        public OptionalLong token() {
+            return OptionalLong.of(value);
+        }
+    }
+}

@@ -1,0 +1,7 @@
+-- One row per lease name, never deleted: the token column is the fencing counter.
+CREATE TABLE IF NOT EXISTS ${table} (
+    name       VARCHAR(255)             NOT NULL PRIMARY KEY,
+    owner      VARCHAR(64),
+    token      BIGINT                   NOT NULL,
+    expires_at TIMESTAMP WITH TIME ZONE NOT NULL
+);

@@ -1,0 +1,148 @@
+package dev.lease.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import dev.lease.FencingToken;
+import dev.lease.LeaseKind;
+import dev.lease.LeaseSpec;
+import dev.lease.LeaseTemplate;
+import dev.lease.core.BackendRouter;
+import dev.lease.core.LeaseConfigurationException;
+import dev.lease.fence.JdbcFence;
+import dev.lease.fence.StaleTokenException;
+import dev.lease.jdbc.JdbcLeaseBackend;
+import dev.lease.memory.InMemoryLeaseBackend;
+
+class JdbcAutoConfigurationTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+                    JdbcTemplateAutoConfiguration.class, JdbcLeaseAutoConfiguration.class,
+                    JdbcFenceAutoConfiguration.class, InMemoryLeaseAutoConfiguration.class,
+                    LeaseAutoConfiguration.class));
+
+    @Test
+    void anEmbeddedDatabaseGetsBothTablesAndServesFencedLeases() {
+        runner.withBean(DataSource.class, () -> h2("jdbc:h2:mem:auto-embedded;DB_CLOSE_DELAY=-1")).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(JdbcLeaseBackend.class).hasSingleBean(JdbcFence.class);
+            assertThat(context.getBean(BackendRouter.class).backendFor(LeaseKind.CORRECTNESS).id()).isEqualTo("jdbc");
+            LeaseTemplate leases = context.getBean(LeaseTemplate.class);
+            JdbcFence fence = context.getBean(JdbcFence.class);
+            FencingToken first = leases.execute(LeaseSpec.of("auto-jdbc", LeaseKind.CORRECTNESS), lease -> {
+                fence.advance("report", lease.token());
+                return lease.token();
+            });
+            FencingToken second = leases.execute(LeaseSpec.of("auto-jdbc", LeaseKind.CORRECTNESS), lease -> {
+                fence.advance("report", lease.token());
+                return lease.token();
+            });
+            assertThat(second.isNewerThan(first)).isTrue();
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> fence.advance("report", first))
+                    .isInstanceOf(StaleTokenException.class);
+        });
+    }
+
+    @Test
+    void theFenceUsesTheApplicationsJdbcTemplate() {
+        runner.withBean(DataSource.class, () -> h2("jdbc:h2:mem:auto-template;DB_CLOSE_DELAY=-1")).run(context ->
+                assertThat(context.getBean(JdbcFence.class)).extracting("jdbc")
+                        .isSameAs(context.getBean(JdbcTemplate.class)));
+    }
+
+    @Test
+    void aDatabaseThatIsNotEmbeddedGetsNoTablesUnlessAsked(@TempDir Path dir) {
+        String url = "jdbc:h2:file:" + dir.resolve("leases").toAbsolutePath();
+        runner.withBean(DataSource.class, () -> h2(url)).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(tables(context.getBean(DataSource.class))).doesNotContain("LEASE_LOCK", "LEASE_FENCE");
+        });
+        runner.withBean(DataSource.class, () -> h2(url))
+                .withPropertyValues("lease.jdbc.initialize-schema=always", "lease.fence.initialize-schema=always")
+                .run(context -> assertThat(tables(context.getBean(DataSource.class)))
+                        .contains("LEASE_LOCK", "LEASE_FENCE"));
+    }
+
+    @Test
+    void neverMeansNeverEvenOnAnEmbeddedDatabase() {
+        runner.withBean(DataSource.class, () -> h2("jdbc:h2:mem:auto-never;DB_CLOSE_DELAY=-1"))
+                .withPropertyValues("lease.jdbc.initialize-schema=never", "lease.fence.initialize-schema=never")
+                .run(context -> assertThat(tables(context.getBean(DataSource.class)))
+                        .doesNotContain("LEASE_LOCK", "LEASE_FENCE"));
+    }
+
+    @Test
+    void aCustomTableIsCreatedAndUsed() {
+        runner.withBean(DataSource.class, () -> h2("jdbc:h2:mem:auto-custom;DB_CLOSE_DELAY=-1"))
+                .withPropertyValues("lease.jdbc.table=app_leases").run(context -> {
+                    assertThat(context.getBean(JdbcLeaseBackend.class).table()).isEqualTo("app_leases");
+                    context.getBean(LeaseTemplate.class).execute(LeaseSpec.of("custom", LeaseKind.CORRECTNESS),
+                            lease -> null);
+                    assertThat(new JdbcTemplate(context.getBean(DataSource.class))
+                            .queryForObject("SELECT token FROM app_leases WHERE name = 'custom'", Long.class))
+                            .isEqualTo(1);
+                });
+    }
+
+    @Test
+    void anInvalidTableNameFailsTheStartupSayingWhatIsAccepted() {
+        runner.withBean(DataSource.class, () -> h2("jdbc:h2:mem:auto-invalid;DB_CLOSE_DELAY=-1"))
+                .withPropertyValues("lease.jdbc.table=lease_lock; DROP TABLE account").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause()
+                            .isInstanceOf(LeaseConfigurationException.class)
+                            .hasMessageContaining("lease.jdbc.table")
+                            .hasMessageContaining("lease_lock; DROP TABLE account");
+                });
+    }
+
+    @Test
+    void staysAwayWhenLeasesAreRoutedToAnotherBackend() {
+        runner.withBean(DataSource.class, () -> h2("jdbc:h2:mem:auto-elsewhere;DB_CLOSE_DELAY=-1"))
+                .withPropertyValues("lease.backend=in-memory").run(context -> {
+                    assertThat(context).hasNotFailed().doesNotHaveBean(JdbcLeaseBackend.class)
+                            .hasSingleBean(InMemoryLeaseBackend.class);
+                    assertThat(tables(context.getBean(DataSource.class))).doesNotContain("LEASE_LOCK");
+                });
+    }
+
+    @Test
+    void backsOffForAnApplicationsOwnBackendAndWithoutADataSource() {
+        runner.withBean(DataSource.class, () -> h2("jdbc:h2:mem:auto-own;DB_CLOSE_DELAY=-1"))
+                .withBean("myLeases", JdbcLeaseBackend.class,
+                        () -> new JdbcLeaseBackend(h2("jdbc:h2:mem:auto-own;DB_CLOSE_DELAY=-1"), "my_leases"))
+                .run(context -> assertThat(context.getBean(JdbcLeaseBackend.class).table()).isEqualTo("my_leases"));
+        // Without DataSourceAutoConfiguration, which would otherwise create an embedded H2 from the test classpath.
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(JdbcLeaseAutoConfiguration.class,
+                        JdbcFenceAutoConfiguration.class, InMemoryLeaseAutoConfiguration.class,
+                        LeaseAutoConfiguration.class))
+                .withPropertyValues("lease.backend=in-memory").run(context -> assertThat(context).hasNotFailed()
+                        .doesNotHaveBean(JdbcLeaseBackend.class).doesNotHaveBean(JdbcFence.class));
+    }
+
+    private static List<String> tables(DataSource dataSource) {
+        return new JdbcTemplate(dataSource).queryForList(
+                "SELECT UPPER(TABLE_NAME) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = 'PUBLIC'", String.class);
+    }
+
+    private static DataSource h2(String url) {
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL(url);
+        ds.setUser("sa");
+        return ds;
+    }
+}

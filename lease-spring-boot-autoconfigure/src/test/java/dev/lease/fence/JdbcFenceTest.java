@@ -1,0 +1,294 @@
+package dev.lease.fence;
+
+import static dev.lease.testing.TestTiming.seconds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.dao.EmptyResultDataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.annotation.EnableTransactionManagement;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import dev.lease.FencingToken;
+
+/**
+ * {@link JdbcFence} and {@link FencedTable} against a real database: which tokens pass, that the row lock
+ * serialises writers until commit, and that the fence lives and dies with the caller's transaction.
+ */
+abstract class JdbcFenceTest {
+
+    /** The database; the lease_fence table and the account table exist. */
+    protected abstract DataSource dataSource();
+
+    /** Waits until some session of the database is blocked waiting for a row lock. */
+    protected abstract void awaitABlockedSession(JdbcTemplate observer);
+
+    protected JdbcTemplate jdbc;
+    protected JdbcFence fence;
+    protected TransactionTemplate transactions;
+    private String resource;
+    private final ExecutorService pool = Executors.newFixedThreadPool(2);
+
+    /** Creates the tables every test needs; subclasses call it once per database. */
+    static void createTables(DataSource dataSource) {
+        new JdbcFence(new JdbcTemplate(dataSource)).createSchema();
+        new JdbcTemplate(dataSource).execute("CREATE TABLE IF NOT EXISTS account (id BIGINT PRIMARY KEY, "
+                + "balance BIGINT NOT NULL, owner_note VARCHAR(100), fence BIGINT)");
+    }
+
+    @BeforeEach
+    void setUp(TestInfo info) {
+        jdbc = new JdbcTemplate(dataSource());
+        fence = new JdbcFence(jdbc);
+        transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource()));
+        resource = "resource-" + info.getTestMethod().orElseThrow().getName() + "-" + System.nanoTime();
+    }
+
+    @AfterEach
+    void stopPool() {
+        pool.shutdownNow();
+    }
+
+    @Test
+    void acceptsIncreasingAndEqualTokensAndRefusesLowerOnes() {
+        inTransaction(() -> fence.advance(resource, token(1)));
+        inTransaction(() -> fence.advance(resource, token(1)));
+        inTransaction(() -> fence.advance(resource, token(5)));
+        inTransaction(() -> fence.advance(resource, token(5)));
+        assertThatThrownBy(() -> inTransaction(() -> fence.advance(resource, token(4))))
+                .isInstanceOfSatisfying(StaleTokenException.class, ex -> {
+                    assertThat(ex.resource()).isEqualTo(resource);
+                    assertThat(ex.presented()).isEqualTo(token(4));
+                    assertThat(ex.current()).isEqualTo(5);
+                    assertThat(ex.fenceFarAhead()).isFalse();
+                })
+                .hasMessageContaining(resource).hasMessageContaining("lease 'billing' presented token 4")
+                .hasMessageContaining("later holder").hasMessageNotContaining("reset");
+        assertThat(fence.current(resource)).hasValue(5);
+        inTransaction(() -> fence.advance(resource, token(6)));
+        assertThat(fence.current(resource)).hasValue(6);
+    }
+
+    @Test
+    void aFenceFarAheadOfTheTokenSuggestsACounterReset() {
+        inTransaction(() -> fence.advance(resource, token(500)));
+        assertThatThrownBy(() -> inTransaction(() -> fence.advance(resource, token(2))))
+                .isInstanceOfSatisfying(StaleTokenException.class, ex -> assertThat(ex.fenceFarAhead()).isTrue())
+                .hasMessageContaining("ZooKeeper znode was deleted")
+                .hasMessageContaining("UPDATE lease_fence SET fence = 0 WHERE resource = '" + resource + "'");
+    }
+
+    @ParameterizedTest(name = "fence row existed before: {0}")
+    @ValueSource(booleans = {true, false})
+    void aLowerTokenWaitingOnTheRowLockFailsOnceTheHigherOneCommits(boolean rowExists) throws Exception {
+        if (rowExists) {
+            inTransaction(() -> fence.advance(resource, token(1)));
+        }
+        CountDownLatch highAdvanced = new CountDownLatch(1);
+        CountDownLatch commitHigh = new CountDownLatch(1);
+        Future<?> high = pool.submit(() -> inTransaction(() -> {
+            fence.advance(resource, token(3));
+            highAdvanced.countDown();
+            awaitLatch(commitHigh);
+        }));
+        assertThat(highAdvanced.await(seconds(30).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        Future<?> low = pool.submit(() -> inTransaction(() -> fence.advance(resource, token(2))));
+
+        try {
+            awaitABlockedSession(new JdbcTemplate(dataSource()));
+        }
+        catch (RuntimeException notBlocked) {
+            throw new AssertionError("lower token not blocked; it ended with: " + outcome(low), notBlocked);
+        }
+        assertThat(low).as("lower token while the higher one holds the row lock").isNotDone();
+
+        commitHigh.countDown();
+        high.get(seconds(30).toMillis(), TimeUnit.MILLISECONDS);
+        assertThatThrownBy(() -> low.get(seconds(30).toMillis(), TimeUnit.MILLISECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOfSatisfying(StaleTokenException.class, ex -> {
+                    assertThat(ex.presented().value()).isEqualTo(2);
+                    assertThat(ex.current()).isEqualTo(3);
+                });
+        assertThat(fence.current(resource)).hasValue(3);
+    }
+
+    @Test
+    void aRolledBackBusinessTransactionRollsTheFenceBackToo() {
+        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+            context.registerBean(DataSource.class, this::dataSource);
+            context.register(BusinessConfiguration.class);
+            context.refresh();
+            AccountService service = context.getBean(AccountService.class);
+            long id = System.nanoTime();
+            jdbc.update("INSERT INTO account (id, balance) VALUES (?, 0)", id);
+
+            service.deposit(resource, id, token(3), 10, false);
+            assertThatThrownBy(() -> service.deposit(resource, id, token(7), 100, true))
+                    .isInstanceOf(IllegalStateException.class);
+            // Token 7 never committed, so the fence stays at 3 and the next holder's token 5 is accepted.
+            assertThat(fence.current(resource)).hasValue(3);
+            service.deposit(resource, id, token(5), 1, false);
+            assertThat(jdbc.queryForObject("SELECT balance FROM account WHERE id = ?", Long.class, id)).isEqualTo(11);
+            assertThatThrownBy(() -> service.deposit(resource, id, token(4), 1000, false))
+                    .isInstanceOf(StaleTokenException.class);
+            assertThat(jdbc.queryForObject("SELECT balance FROM account WHERE id = ?", Long.class, id)).isEqualTo(11);
+        }
+    }
+
+    @Test
+    void aFencedTableChecksAndMovesItsOwnFenceColumnInTheSameUpdate() {
+        long id = System.nanoTime();
+        jdbc.update("INSERT INTO account (id, balance, fence) VALUES (?, 0, NULL)", id);
+        FencedTable accounts = fence.table("account", "id");
+
+        inTransaction(() -> accounts.update(id, token(2), Map.of("balance", 10)));
+        inTransaction(() -> accounts.update(id, token(2), Map.of("balance", 20, "owner_note", "second write")));
+        assertThatThrownBy(() -> inTransaction(() -> accounts.update(id, token(1), Map.of("balance", 666))))
+                .isInstanceOfSatisfying(StaleTokenException.class, ex -> {
+                    assertThat(ex.resource()).isEqualTo("account[id=" + id + "]");
+                    assertThat(ex.presented()).isEqualTo(token(1));
+                    assertThat(ex.current()).isEqualTo(2);
+                });
+        Map<String, Object> row = jdbc.queryForMap("SELECT balance, owner_note, fence FROM account WHERE id = ?", id);
+        assertThat(row).containsEntry(key(row, "balance"), 20L).containsEntry(key(row, "fence"), 2L)
+                .containsEntry(key(row, "owner_note"), "second write");
+
+        Map<String, Object> nullable = new HashMap<>();
+        nullable.put("owner_note", null);
+        inTransaction(() -> accounts.update(id, token(9), nullable));
+        assertThat(jdbc.queryForObject("SELECT fence FROM account WHERE id = ?", Long.class, id)).isEqualTo(9);
+
+        assertThatThrownBy(() -> accounts.update(-1L, token(10), Map.of("balance", 1)))
+                .isInstanceOf(EmptyResultDataAccessException.class).hasMessageContaining("account");
+    }
+
+    @Test
+    void aFencedTableAcceptsOnlyPlainIdentifiers() {
+        assertThatThrownBy(() -> fence.table("account; DROP TABLE account", "id"))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> fence.table("account", "id = id OR 1"))
+                .isInstanceOf(IllegalArgumentException.class);
+        FencedTable accounts = fence.table("account", "id");
+        assertThatThrownBy(() -> accounts.update(1L, token(1), Map.of("balance = 0, fence", 1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> accounts.update(1L, token(1), Map.of("fence", 1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fence column");
+    }
+
+    @Test
+    void refusesResourceNamesItCannotStore() {
+        assertThatThrownBy(() -> fence.advance(" ", token(1))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> fence.advance("x".repeat(256), token(1))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> fence.advance("a\nb", token(1))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static String outcome(Future<?> future) {
+        try {
+            return future.isDone() ? String.valueOf(future.get()) : "still running";
+        }
+        catch (Exception ex) {
+            return ex.getCause() != null ? ex.getCause().toString() : ex.toString();
+        }
+    }
+
+    private static String key(Map<String, Object> row, String column) {
+        return row.keySet().stream().filter(k -> k.equalsIgnoreCase(column)).findFirst().orElse(column);
+    }
+
+    private static FencingToken token(long value) {
+        return new FencingToken("billing", value);
+    }
+
+    private void inTransaction(Runnable work) {
+        transactions.executeWithoutResult(status -> work.run());
+    }
+
+    private static void awaitLatch(CountDownLatch latch) {
+        try {
+            if (!latch.await(seconds(60).toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("latch not released");
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /** Polls for a blocked session with a bound; used by subclasses. */
+    protected static void awaitTrue(java.util.concurrent.Callable<Boolean> condition) {
+        await().atMost(seconds(30)).pollInterval(Duration.ofMillis(20)).until(condition);
+    }
+
+    /** A business service as an application writes it: the fence check first, in the same transaction. */
+    static class AccountService {
+
+        private final JdbcTemplate jdbc;
+        private final JdbcFence fence;
+
+        AccountService(JdbcTemplate jdbc, JdbcFence fence) {
+            this.jdbc = jdbc;
+            this.fence = fence;
+        }
+
+        @Transactional
+        public void deposit(String resource, long accountId, FencingToken token, long amount, boolean failAfterwards) {
+            fence.advance(resource, token);
+            jdbc.update("UPDATE account SET balance = balance + ? WHERE id = ?", amount, accountId);
+            if (failAfterwards) {
+                throw new IllegalStateException("business failure after the write");
+            }
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableTransactionManagement
+    static class BusinessConfiguration {
+
+        @Bean
+        PlatformTransactionManager transactionManager(DataSource dataSource) {
+            return new DataSourceTransactionManager(dataSource);
+        }
+
+        @Bean
+        JdbcTemplate jdbcTemplate(DataSource dataSource) {
+            return new JdbcTemplate(dataSource);
+        }
+
+        @Bean
+        JdbcFence jdbcFence(JdbcTemplate jdbcTemplate) {
+            return new JdbcFence(jdbcTemplate);
+        }
+
+        @Bean
+        AccountService accountService(JdbcTemplate jdbcTemplate, JdbcFence jdbcFence) {
+            return new AccountService(jdbcTemplate, jdbcFence);
+        }
+    }
+}

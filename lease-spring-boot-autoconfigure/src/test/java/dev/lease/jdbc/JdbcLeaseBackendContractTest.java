@@ -1,0 +1,285 @@
+package dev.lease.jdbc;
+
+import static dev.lease.testing.TestTiming.seconds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import dev.lease.LeaseKind;
+import dev.lease.LeaseSpec;
+import dev.lease.contract.LeaseBackendContractTest;
+import dev.lease.core.BackendRouter;
+import dev.lease.core.LeaseDefaults;
+import dev.lease.core.LeaseEngine;
+import dev.lease.spi.Grant;
+import dev.lease.spi.LeaseBackend;
+
+/**
+ * The contract suite plus what is specific to leases in a table: expiry on the database clock, two application
+ * instances on separate DataSources, and bookkeeping that stays out of the caller's transaction. Subclasses say
+ * which database.
+ */
+abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest {
+
+    /** The DataSource of the first application instance. */
+    protected abstract DataSource dataSource();
+
+    /** Another DataSource on the same database, as a second application instance would have. */
+    protected abstract DataSource secondDataSource();
+
+    /** The lease table this test class uses. */
+    protected abstract String table();
+
+    private JdbcLeaseBackend first;
+    private JdbcLeaseBackend second;
+    private final List<LeaseEngine> extraEngines = new ArrayList<>();
+
+    @Override
+    protected synchronized LeaseBackend backend() {
+        if (first == null) {
+            first = new JdbcLeaseBackend(dataSource(), table());
+        }
+        return first;
+    }
+
+    @Override
+    protected synchronized LeaseBackend secondBackend() {
+        if (second == null) {
+            second = new JdbcLeaseBackend(secondDataSource(), table());
+        }
+        return second;
+    }
+
+    @Override
+    protected void breakLease(String name) {
+        int rows = new JdbcTemplate(secondDataSource())
+                .update("UPDATE " + table() + " SET owner = 'someone-else' WHERE name = ?", name);
+        assertThat(rows).as("lease row to break").isEqualTo(1);
+    }
+
+    @AfterEach
+    void closeExtraEngines() {
+        extraEngines.forEach(LeaseEngine::close);
+    }
+
+    @Test
+    void aGrantWhoseRowExpiredOnTheDatabaseClockIsTakenOverAtOnce() throws Exception {
+        String name = uniqueName();
+        Grant holder = grant(backend(), name, Duration.ofHours(1)).orElseThrow();
+        assertThat(grant(secondBackend(), name, seconds(30))).as("taken while an hour is left").isEmpty();
+
+        // Only the database's clock moves the row into the past; the holder's JVM still believes in an hour.
+        new JdbcTemplate(dataSource()).update("UPDATE " + table() + " SET expires_at = " + dialect().now
+                + " WHERE name = ?", name);
+
+        Grant successor = grant(secondBackend(), name, seconds(30)).orElseThrow();
+        assertThat(successor.token().getAsLong()).isGreaterThan(holder.token().getAsLong());
+        assertThat(backend().renew(holder)).as("expired holder renews").isFalse();
+        secondBackend().release(successor);
+    }
+
+    @Test
+    void aGrantTheDatabaseStillHoldsIsNotTakenWhateverTheJvmClockSays() throws Exception {
+        String name = uniqueName();
+        Duration ttl = shortTtl();
+        Grant holder = grant(backend(), name, ttl).orElseThrow();
+        // The database moves the expiry an hour ahead; if anyone judged expiry by grant time + ttl on a JVM clock,
+        // the lease would be free again after one ttl.
+        new JdbcTemplate(dataSource()).update("UPDATE " + table() + " SET expires_at = " + nowPlusMillisSql()
+                + " WHERE name = ?", Duration.ofHours(1).toMillis(), name);
+        await().during(ttl.multipliedBy(2)).atMost(ttl.multipliedBy(2).plus(seconds(10)))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> grant(secondBackend(), name, seconds(30)).isEmpty());
+        assertThat(backend().renew(holder)).as("holder still renews after several ttls").isTrue();
+        backend().release(holder);
+    }
+
+    @Test
+    void noJvmTimeIsEverSentToTheDatabase() throws Exception {
+        Set<String> boundTypes = ConcurrentHashMap.newKeySet();
+        JdbcLeaseBackend recorded = new JdbcLeaseBackend(recording(dataSource(), boundTypes), table());
+        String name = uniqueName();
+        Grant grant = grant(recorded, name, seconds(30)).orElseThrow();
+        assertThat(recorded.renew(grant)).isTrue();
+        recorded.release(grant);
+        assertThat(grant(recorded, name, seconds(30))).isPresent();
+        assertThat(boundTypes).as("types of every bound parameter").isNotEmpty()
+                .allMatch(t -> t.equals("String") || t.equals("Long") || t.equals("Integer"), "a string or a number");
+    }
+
+    @Test
+    void twoApplicationInstancesNeverHoldTheSameLease() throws Exception {
+        String name = uniqueName();
+        LeaseEngine a = engineOver(backend());
+        LeaseEngine b = engineOver(secondBackend());
+        int threadsPerInstance = 4;
+        int rounds = 6;
+        int[] unguarded = {0};
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger maxInside = new AtomicInteger();
+        List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
+        LeaseSpec spec = LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(seconds(10)).withWaitFor(seconds(60));
+        ExecutorService pool = Executors.newFixedThreadPool(2 * threadsPerInstance);
+        CountDownLatch start = new CountDownLatch(1);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < 2 * threadsPerInstance; t++) {
+                LeaseEngine engine = t % 2 == 0 ? a : b;
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    for (int r = 0; r < rounds; r++) {
+                        engine.execute(spec, lease -> {
+                            maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                            tokens.add(lease.token().value());
+                            int seen = unguarded[0];
+                            Thread.yield();
+                            unguarded[0] = seen + 1;
+                            inside.decrementAndGet();
+                            return null;
+                        });
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : futures) {
+                f.get(seconds(120).toMillis(), TimeUnit.MILLISECONDS);
+            }
+        }
+        finally {
+            pool.shutdownNow();
+        }
+        assertThat(maxInside.get()).as("holders inside at once, across two instances").isEqualTo(1);
+        assertThat(unguarded[0]).isEqualTo(2 * threadsPerInstance * rounds);
+        assertStrictlyIncreasing(tokens);
+    }
+
+    @Test
+    void leaseBookkeepingNeverJoinsTheCallersTransaction() throws Exception {
+        String name = uniqueName();
+        JdbcTemplate outside = new JdbcTemplate(secondDataSource());
+        TransactionTemplate business = new TransactionTemplate(new DataSourceTransactionManager(dataSource()));
+        Grant grant = business.execute(status -> {
+            try {
+                Grant g = grant(backend(), name, seconds(30)).orElseThrow();
+                // Visible to another connection before the business transaction ends: it was committed on its own.
+                assertThat(outside.queryForObject("SELECT owner FROM " + table() + " WHERE name = ?", String.class,
+                        name)).isNotNull();
+                assertThat(backend().renew(g)).isTrue();
+                status.setRollbackOnly();
+                return g;
+            }
+            catch (Exception ex) {
+                throw new IllegalStateException(ex);
+            }
+        });
+        // The business rollback did not undo the grant.
+        assertThat(grant(secondBackend(), name, seconds(30))).as("granted to another instance after rollback").isEmpty();
+        assertThat(backend().renew(grant)).isTrue();
+        // Release inside a transaction that rolls back still frees the lease.
+        business.executeWithoutResult(status -> {
+            try {
+                backend().release(grant);
+            }
+            catch (Exception ex) {
+                throw new IllegalStateException(ex);
+            }
+            status.setRollbackOnly();
+        });
+        assertThat(grant(secondBackend(), name, seconds(30))).as("free after release").isPresent();
+    }
+
+    @Test
+    void refusesTableNamesThatAreNotPlainIdentifiers() {
+        for (String bad : List.of("lease_lock; DROP TABLE users", "\"lease\"", "a.b.c", "1lease", "lease lock", "",
+                "x".repeat(200))) {
+            assertThatThrownBy(() -> new JdbcLeaseBackend(dataSource(), bad))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("lease.jdbc.table");
+        }
+        assertThat(new JdbcLeaseBackend(dataSource(), "leases.lease_lock").table()).isEqualTo("leases.lease_lock");
+    }
+
+    /** The dialect of this test's database. */
+    protected abstract Dialect dialect();
+
+    private String nowPlusMillisSql() {
+        return dialect().nowPlusMillis;
+    }
+
+    private LeaseEngine engineOver(LeaseBackend backend) {
+        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+        routes.put(LeaseKind.CORRECTNESS, backend);
+        routes.put(LeaseKind.EFFICIENCY, backend);
+        LeaseEngine engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());
+        extraEngines.add(engine);
+        return engine;
+    }
+
+    /** A DataSource that notes the Java type of every parameter bound to a prepared statement. */
+    private static DataSource recording(DataSource target, Set<String> boundTypes) {
+        return new DelegatingDataSource(target) {
+            @Override
+            public Connection getConnection() throws SQLException {
+                Connection connection = super.getConnection();
+                return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
+                        (proxy, method, args) -> {
+                            Object result = invoke(connection, method, args);
+                            if (result instanceof PreparedStatement ps) {
+                                return recordingStatement(ps, boundTypes);
+                            }
+                            return result;
+                        });
+            }
+        };
+    }
+
+    private static PreparedStatement recordingStatement(PreparedStatement ps, Set<String> boundTypes) {
+        return (PreparedStatement) Proxy.newProxyInstance(JdbcLeaseBackendContractTest.class.getClassLoader(),
+                new Class<?>[] {PreparedStatement.class}, (proxy, method, args) -> {
+                    if (method.getName().startsWith("set") && args != null && args.length >= 2
+                            && args[0] instanceof Integer) {
+                        boundTypes.add(args[1] == null ? "null" : args[1].getClass().getSimpleName());
+                    }
+                    return invoke(ps, method, args);
+                });
+    }
+
+    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        }
+        catch (InvocationTargetException ex) {
+            throw ex.getCause();
+        }
+    }
+}

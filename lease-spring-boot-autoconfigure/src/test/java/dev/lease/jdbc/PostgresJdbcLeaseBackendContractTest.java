@@ -1,0 +1,189 @@
+package dev.lease.jdbc;
+
+import static dev.lease.testing.TestTiming.seconds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+
+import dev.lease.LeaseKind;
+import dev.lease.LeaseLostException;
+import dev.lease.LeaseSpec;
+import dev.lease.core.BackendRouter;
+import dev.lease.core.LeaseDefaults;
+import dev.lease.core.LeaseEngine;
+import dev.lease.spi.Grant;
+import dev.lease.spi.LeaseBackend;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+
+/**
+ * The JDBC backend on a real PostgreSQL server; two DataSources stand for two application instances. Also the
+ * faults only a server can have: sessions in different time zones, a killed connection, a stopped server.
+ */
+class PostgresJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest {
+
+    private static EmbeddedPostgres postgres;
+
+    @BeforeAll
+    static void startPostgres() throws Exception {
+        postgres = EmbeddedPostgres.builder().start();
+        new JdbcLeaseBackend(postgres.getPostgresDatabase()).createSchema();
+    }
+
+    @AfterAll
+    static void stopPostgres() throws Exception {
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+
+    @Override
+    protected DataSource dataSource() {
+        return postgres.getPostgresDatabase();
+    }
+
+    @Override
+    protected DataSource secondDataSource() {
+        return postgres.getPostgresDatabase();
+    }
+
+    @Override
+    protected String table() {
+        return JdbcLeaseBackend.DEFAULT_TABLE;
+    }
+
+    @Override
+    protected Dialect dialect() {
+        return Dialect.POSTGRESQL;
+    }
+
+    @Test
+    void instancesWhoseSessionsRunInDifferentTimeZonesAgreeOnExpiry() throws Exception {
+        // 26 hours apart: with a timestamp column without time zone, the eastern instance would see the western
+        // holder's lease as expired a day ago and take it.
+        DataSource western = inTimeZone("Etc/GMT+12");
+        DataSource eastern = inTimeZone("Pacific/Kiritimati");
+        assertThat(new JdbcTemplate(western).queryForObject("SHOW TIME ZONE", String.class)).isEqualTo("Etc/GMT+12");
+        assertThat(new JdbcTemplate(eastern).queryForObject("SHOW TIME ZONE", String.class))
+                .isEqualTo("Pacific/Kiritimati");
+        JdbcLeaseBackend west = new JdbcLeaseBackend(western);
+        JdbcLeaseBackend east = new JdbcLeaseBackend(eastern);
+        String name = uniqueName();
+        Grant held = grant(west, name, seconds(30)).orElseThrow();
+        assertThat(grant(east, name, seconds(30))).as("taken from another time zone").isEmpty();
+        assertThat(west.renew(held)).isTrue();
+        west.release(held);
+        Grant next = grant(east, name, seconds(30)).orElseThrow();
+        assertThat(next.token().getAsLong()).isGreaterThan(held.token().getAsLong());
+        east.release(next);
+    }
+
+    /** Connections whose session time zone is {@code zone} (pgjdbc would otherwise send the JVM's own). */
+    private static DataSource inTimeZone(String zone) {
+        return new DelegatingDataSource(postgres.getPostgresDatabase()) {
+            @Override
+            public Connection getConnection() throws SQLException {
+                Connection connection = super.getConnection();
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute("SET TIME ZONE '" + zone + "'");
+                }
+                return connection;
+            }
+        };
+    }
+
+    @Test
+    void aKilledConnectionInterruptsTheHolderWithLeaseLostException() throws Exception {
+        // The holder's only connection: once the server kills it, renewal cannot reach the lease row.
+        SingleConnectionDataSource single = new SingleConnectionDataSource(
+                postgres.getPostgresDatabase(Map.of("ApplicationName", "lease-holder")).getConnection(), true);
+        try {
+            JdbcLeaseBackend holder = new JdbcLeaseBackend(single);
+            assertHolderLosesLeaseWhen(holder, () -> {
+                Integer killed = new JdbcTemplate(postgres.getPostgresDatabase()).queryForObject(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ?",
+                        Integer.class, "lease-holder");
+                assertThat(killed).as("holder connections terminated").isEqualTo(1);
+            });
+        }
+        finally {
+            single.destroy();
+        }
+    }
+
+    @Test
+    void aStoppedDatabaseInterruptsTheHolderWithLeaseLostException() throws Exception {
+        EmbeddedPostgres doomed = EmbeddedPostgres.builder().start();
+        try {
+            JdbcLeaseBackend holder = new JdbcLeaseBackend(doomed.getPostgresDatabase());
+            holder.createSchema();
+            assertHolderLosesLeaseWhen(holder, doomed::close);
+        }
+        finally {
+            doomed.close();
+        }
+    }
+
+    private void assertHolderLosesLeaseWhen(LeaseBackend holder, ThrowingAction fault) throws Exception {
+        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+        routes.put(LeaseKind.CORRECTNESS, holder);
+        routes.put(LeaseKind.EFFICIENCY, holder);
+        Duration ttl = shortTtl();
+        CountDownLatch started = new CountDownLatch(1);
+        AtomicBoolean sawInterrupt = new AtomicBoolean();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (LeaseEngine holderEngine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard())) {
+            Future<Object> call = pool.submit(() -> holderEngine.execute(
+                    LeaseSpec.of(uniqueName(), LeaseKind.CORRECTNESS).withTtl(ttl), lease -> {
+                        started.countDown();
+                        try {
+                            Thread.sleep(seconds(120).toMillis());
+                        }
+                        catch (InterruptedException ex) {
+                            sawInterrupt.set(true);
+                            throw ex;
+                        }
+                        return "finished without noticing";
+                    }));
+            assertThat(started.await(seconds(30).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            long faultAt = System.nanoTime();
+            fault.run();
+            assertThatThrownBy(() -> call.get(ttl.multipliedBy(2).plus(seconds(10)).toMillis(), TimeUnit.MILLISECONDS))
+                    .isInstanceOf(ExecutionException.class)
+                    .cause().isInstanceOf(LeaseLostException.class)
+                    .hasCauseInstanceOf(InterruptedException.class);
+            assertThat(sawInterrupt).as("holder interrupted").isTrue();
+            System.out.println("Holder interrupted " + Duration.ofNanos(System.nanoTime() - faultAt).toMillis()
+                    + " ms after the fault (ttl " + ttl.toMillis() + " ms)");
+        }
+        finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @FunctionalInterface
+    private interface ThrowingAction {
+        void run() throws Exception;
+    }
+}
