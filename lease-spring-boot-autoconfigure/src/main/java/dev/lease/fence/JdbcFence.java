@@ -1,14 +1,8 @@
 package dev.lease.fence;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.OptionalLong;
-import java.util.stream.Collectors;
 
 import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DuplicateKeyException;
@@ -17,6 +11,7 @@ import org.springframework.jdbc.core.JdbcOperations;
 
 import dev.lease.FencingToken;
 import dev.lease.jdbc.SqlIdentifiers;
+import dev.lease.jdbc.SqlPlatforms;
 
 /**
  * Fencing at the resource, in the caller's own transaction: the check that turns a lease into a guarantee.
@@ -131,7 +126,7 @@ public final class JdbcFence {
      * ({@code dev/lease/fence/schema-<platform>.sql}).
      */
     public void createSchema() {
-        jdbc.execute(readStatement("dev/lease/fence/schema-" + platform().script + ".sql"));
+        jdbc.execute(SqlPlatforms.readStatement("dev/lease/fence/schema-" + platform().script + ".sql"));
     }
 
     private boolean insertIfAbsent(String resource, long value) {
@@ -172,20 +167,6 @@ public final class JdbcFence {
         }
     }
 
-    private static String readStatement(String location) {
-        try (InputStream in = JdbcFence.class.getClassLoader().getResourceAsStream(location)) {
-            if (in == null) {
-                throw new IllegalStateException("Missing schema script " + location);
-            }
-            String ddl = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
-                    .filter(line -> !line.strip().startsWith("--")).collect(Collectors.joining("\n")).strip();
-            return ddl.endsWith(";") ? ddl.substring(0, ddl.length() - 1) : ddl;
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
-    }
-
     /** How to insert a fence row unless it exists, without aborting the caller's transaction. */
     private enum Platform {
 
@@ -206,18 +187,15 @@ public final class JdbcFence {
         }
 
         static Platform of(String product) {
-            String p = product == null ? "" : product.toLowerCase(Locale.ROOT);
-            if (p.contains("postgres")) {
-                return POSTGRESQL;
+            String platform = SqlPlatforms.of(product).orElseThrow(() -> new IllegalStateException(
+                    "JdbcFence supports PostgreSQL, MySQL, MariaDB and H2, but the database is '" + product
+                            + "'. Check tokens with a fence column in your own table instead (JdbcFence.table)."));
+            for (Platform p : values()) {
+                if (p.script.equals(platform)) {
+                    return p;
+                }
             }
-            if (p.contains("mysql") || p.contains("mariadb")) {
-                return MYSQL;
-            }
-            if (p.equals("h2")) {
-                return H2;
-            }
-            throw new IllegalStateException("JdbcFence supports PostgreSQL, MySQL, MariaDB and H2, but the database is '"
-                    + product + "'. Check tokens with a fence column in your own table instead (JdbcFence.table).");
+            throw new IllegalStateException("No fence platform for " + platform);
         }
     }
 }

@@ -1,6 +1,5 @@
 package dev.lease.jdbc;
 
-import java.util.Locale;
 
 /**
  * What differs between the supported databases: how to read the database clock, how to add milliseconds to it,
@@ -52,17 +51,14 @@ enum Dialect {
      * @throws IllegalStateException for databases the backend does not support
      */
     static Dialect forProductName(String product) {
-        String p = product == null ? "" : product.toLowerCase(Locale.ROOT);
-        if (p.contains("postgres")) {
-            return POSTGRESQL;
+        String platform = SqlPlatforms.of(product).orElseThrow(() -> new IllegalStateException(
+                "The JDBC lease backend supports PostgreSQL, MySQL, MariaDB and H2, but the DataSource is '" + product
+                        + "'. Use another lease backend (lease.backend: zookeeper)."));
+        for (Dialect dialect : values()) {
+            if (dialect.platform.equals(platform)) {
+                return dialect;
+            }
         }
-        if (p.contains("mysql") || p.contains("mariadb")) {
-            return MYSQL;
-        }
-        if (p.equals("h2")) {
-            return H2;
-        }
-        throw new IllegalStateException("The JDBC lease backend supports PostgreSQL, MySQL, MariaDB and H2, but the "
-                + "DataSource is '" + product + "'. Use another lease backend (lease.backend: zookeeper).");
+        throw new IllegalStateException("No dialect for " + platform);
     }
 }

@@ -1,16 +1,10 @@
 package dev.lease.jdbc;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.sql.DatabaseMetaData;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
-import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
@@ -152,7 +146,7 @@ public final class JdbcLeaseBackend implements LeaseBackend {
      */
     public void createSchema() {
         String script = "dev/lease/jdbc/schema-" + statements().dialect.platform + ".sql";
-        String ddl = readStatement(script).replace("${table}", table);
+        String ddl = SqlPlatforms.readStatement(script).replace("${table}", table);
         jdbc.execute(ddl);
         log.info("Lease table " + table + " is ready (" + script + ")");
     }
@@ -205,22 +199,6 @@ public final class JdbcLeaseBackend implements LeaseBackend {
 
     private static long millis(Duration ttl) {
         return Math.max(1, ttl.toMillis());
-    }
-
-    /** Reads a one-statement script, dropping comment lines and the final semicolon. */
-    static String readStatement(String location) {
-        try (InputStream in = JdbcLeaseBackend.class.getClassLoader().getResourceAsStream(location)) {
-            if (in == null) {
-                throw new IllegalStateException("Missing schema script " + location);
-            }
-            List<String> lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
-                    .filter(line -> !line.strip().startsWith("--")).toList();
-            String ddl = lines.stream().collect(Collectors.joining("\n")).strip();
-            return ddl.endsWith(";") ? ddl.substring(0, ddl.length() - 1) : ddl;
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
     }
 
     @Override

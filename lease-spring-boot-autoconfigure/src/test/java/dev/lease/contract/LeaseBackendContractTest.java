@@ -101,6 +101,11 @@ public abstract class LeaseBackendContractTest {
         return backend().issuesFencingTokens() ? LeaseKind.CORRECTNESS : LeaseKind.EFFICIENCY;
     }
 
+    /**
+     * Eight threads split over two application instances (one engine on {@link #backend()}, one on
+     * {@link #secondBackend()}) update an unguarded counter under the lease: no update may be lost, no two holders
+     * may be inside at once, and tokens must strictly increase in the order the holders got in.
+     */
     @Test
     void mutualExclusionUnderContention() throws Exception {
         String name = uniqueName();
@@ -116,10 +121,11 @@ public abstract class LeaseBackendContractTest {
         try {
             List<Future<?>> futures = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
+                LeaseEngine instance = engineFor(t % 2 == 0 ? backend() : secondBackend());
                 futures.add(pool.submit(() -> {
                     start.await();
                     for (int r = 0; r < rounds; r++) {
-                        engine.execute(spec, lease -> {
+                        instance.execute(spec, lease -> {
                             maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
                             if (lease.hasToken()) {
                                 tokensInGrantOrder.add(lease.token().value());
@@ -292,24 +298,24 @@ public abstract class LeaseBackendContractTest {
         }
     }
 
-    /** An engine over {@code backend} alone, closed with this test's engine. */
+    /** An engine over {@code backend} alone (one per backend), closed with this test's engine. */
     private LeaseEngine engineFor(LeaseBackend backend) {
         if (backend == backend()) {
             return engine;
         }
-        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
-        routes.put(LeaseKind.EFFICIENCY, backend);
-        routes.put(LeaseKind.CORRECTNESS, backend);
-        LeaseEngine other = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());
-        others.add(other);
-        return other;
+        return others.computeIfAbsent(backend, b -> {
+            Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+            routes.put(LeaseKind.EFFICIENCY, b);
+            routes.put(LeaseKind.CORRECTNESS, b);
+            return new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());
+        });
     }
 
-    private final List<LeaseEngine> others = new ArrayList<>();
+    private final Map<LeaseBackend, LeaseEngine> others = new java.util.concurrent.ConcurrentHashMap<>();
 
     @AfterEach
     void stopOtherEngines() {
-        others.forEach(LeaseEngine::close);
+        others.values().forEach(LeaseEngine::close);
     }
 
     protected static Optional<Grant> grant(LeaseBackend backend, String name, Duration ttl) throws Exception {

@@ -137,53 +137,6 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest {
     }
 
     @Test
-    void twoApplicationInstancesNeverHoldTheSameLease() throws Exception {
-        String name = uniqueName();
-        LeaseEngine a = engineOver(backend());
-        LeaseEngine b = engineOver(secondBackend());
-        int threadsPerInstance = 4;
-        int rounds = 6;
-        int[] unguarded = {0};
-        AtomicInteger inside = new AtomicInteger();
-        AtomicInteger maxInside = new AtomicInteger();
-        List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
-        LeaseSpec spec = LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(seconds(10)).withWaitFor(seconds(60));
-        ExecutorService pool = Executors.newFixedThreadPool(2 * threadsPerInstance);
-        CountDownLatch start = new CountDownLatch(1);
-        try {
-            List<Future<?>> futures = new ArrayList<>();
-            for (int t = 0; t < 2 * threadsPerInstance; t++) {
-                LeaseEngine engine = t % 2 == 0 ? a : b;
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    for (int r = 0; r < rounds; r++) {
-                        engine.execute(spec, lease -> {
-                            maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
-                            tokens.add(lease.token().value());
-                            int seen = unguarded[0];
-                            Thread.yield();
-                            unguarded[0] = seen + 1;
-                            inside.decrementAndGet();
-                            return null;
-                        });
-                    }
-                    return null;
-                }));
-            }
-            start.countDown();
-            for (Future<?> f : futures) {
-                f.get(seconds(120).toMillis(), TimeUnit.MILLISECONDS);
-            }
-        }
-        finally {
-            pool.shutdownNow();
-        }
-        assertThat(maxInside.get()).as("holders inside at once, across two instances").isEqualTo(1);
-        assertThat(unguarded[0]).isEqualTo(2 * threadsPerInstance * rounds);
-        assertStrictlyIncreasing(tokens);
-    }
-
-    @Test
     void leaseBookkeepingNeverJoinsTheCallersTransaction() throws Exception {
         String name = uniqueName();
         JdbcTemplate outside = new JdbcTemplate(secondDataSource());
