@@ -26,6 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.dao.EmptyResultDataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -35,6 +36,11 @@ import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.lease.FencingToken;
+import dev.lease.LeaseContext;
+import dev.lease.LeaseKind;
+import dev.lease.Leased;
+import dev.lease.autoconfigure.InMemoryLeaseAutoConfiguration;
+import dev.lease.autoconfigure.LeaseAutoConfiguration;
 
 /**
  * {@link JdbcFence} and {@link FencedTable} against a real database: which tokens pass, that the row lock
@@ -158,6 +164,46 @@ abstract class JdbcFenceTest {
             assertThatThrownBy(() -> service.deposit(resource, id, token(4), 1000, false))
                     .isInstanceOf(StaleTokenException.class);
             assertThat(jdbc.queryForObject("SELECT balance FROM account WHERE id = ?", Long.class, id)).isEqualTo(11);
+        }
+    }
+
+    /** The lease on an outer bean, the transaction and the fence on an inner one, as services are usually split. */
+    @Test
+    void aLeasedBeanCallingATransactionalBeanWritesUnderItsToken() {
+        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+            context.getEnvironment().getPropertySources()
+                    .addFirst(new MapPropertySource("test", Map.of("lease.backend", "in-memory")));
+            context.registerBean(DataSource.class, this::dataSource);
+            context.register(BusinessConfiguration.class, InMemoryLeaseAutoConfiguration.class,
+                    LeaseAutoConfiguration.class, Payouts.class);
+            context.refresh();
+            Payouts payouts = context.getBean(Payouts.class);
+            long id = System.nanoTime();
+            jdbc.update("INSERT INTO account (id, balance) VALUES (?, 0)", id);
+
+            FencingToken first = payouts.pay(resource, id, 5);
+            FencingToken second = payouts.pay(resource, id, 7);
+            assertThat(second.value()).isGreaterThan(first.value());
+            assertThat(fence.current(resource)).hasValue(second.value());
+            assertThat(jdbc.queryForObject("SELECT balance FROM account WHERE id = ?", Long.class, id)).isEqualTo(12);
+            assertThatThrownBy(() -> context.getBean(AccountService.class).deposit(resource, id, first, 1000, false))
+                    .isInstanceOf(StaleTokenException.class);
+        }
+    }
+
+    /** Takes the lease, then hands its token to the transactional service. */
+    static class Payouts {
+
+        private final AccountService accounts;
+
+        Payouts(AccountService accounts) {
+            this.accounts = accounts;
+        }
+
+        @Leased(name = "payout-#{#accountId}", kind = LeaseKind.CORRECTNESS)
+        public FencingToken pay(String resource, long accountId, long amount) {
+            accounts.deposit(resource, accountId, LeaseContext.token(), amount, false);
+            return LeaseContext.token();
         }
     }
 
