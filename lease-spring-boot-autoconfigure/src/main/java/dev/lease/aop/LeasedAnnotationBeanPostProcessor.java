@@ -1,6 +1,7 @@
 package dev.lease.aop;
 
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.BeanFactory;
@@ -46,7 +47,7 @@ public class LeasedAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareA
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         if (isEligible(bean, beanName)) {
-            registry.inspect(bean.getClass());
+            registry.inspect(AopUtils.getTargetClass(bean));
         }
         return super.postProcessAfterInitialization(bean, beanName);
     }
