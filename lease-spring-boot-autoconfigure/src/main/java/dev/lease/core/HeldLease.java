@@ -39,6 +39,7 @@ final class HeldLease implements Lease {
     private final Consumer<HeldLease> onClose;
 
     private final Object lock = new Object();
+    private final long requestedAt;
     private long deadline;
     private volatile boolean lost;
     private volatile boolean closed;
@@ -58,6 +59,7 @@ final class HeldLease implements Lease {
         this.executors = executors;
         this.clock = clock;
         this.onClose = onClose;
+        this.requestedAt = requestedAt;
         this.deadline = requestedAt + timing.ttl().toNanos();
     }
 
@@ -66,7 +68,8 @@ final class HeldLease implements Lease {
             if (lost || closed) {
                 return;
             }
-            scheduleRenewal(timing.renewEvery().toNanos());
+            // Counted from the request, like the validity: a slow grant must not push the first renewal late.
+            scheduleRenewal(timing.renewEvery().toNanos() - (clock.getAsLong() - requestedAt));
             watchdog = executors.timer().schedule(this::checkDeadline, nanosLeft(), TimeUnit.NANOSECONDS);
         }
     }
@@ -114,9 +117,18 @@ final class HeldLease implements Lease {
         }
     }
 
-    /** Lost, as opposed to released: the holder must be told. */
+    /** Lost, as opposed to released: the holder must be told. Includes a local deadline the watchdog has yet to see. */
     boolean isLost() {
         return lost || (!closed && !isValid());
+    }
+
+    /** Declared lost (the holder was or is being interrupted); unlike {@link #isLost()}, not a mere passed deadline. */
+    boolean isMarkedLost() {
+        return lost;
+    }
+
+    boolean isClosed() {
+        return closed;
     }
 
     @Override
@@ -140,8 +152,8 @@ final class HeldLease implements Lease {
         String reason;
         synchronized (lock) {
             reason = lossReason != null ? lossReason
-                    : closed ? "it was already released"
-                    : "its local validity (ttl " + timing.ttl() + ") ran out before a renewal succeeded";
+                    : nanosLeft() <= 0 ? "its local validity (ttl " + timing.ttl() + ") ran out before a renewal succeeded"
+                    : "it was released (closed) before the work was done";
         }
         return new LeaseLostException(name, tokenOrNull(), reason, cause);
     }
@@ -195,7 +207,7 @@ final class HeldLease implements Lease {
         onClose.accept(this);
         if (wasLost && releaseLostInBackground) {
             try {
-                executors.io().execute(() -> release(true));
+                executors.io(backend.id()).execute(() -> release(true));
                 return;
             }
             catch (RejectedExecutionException shuttingDown) {
@@ -233,7 +245,7 @@ final class HeldLease implements Lease {
         renewalTick = executors.timer().schedule(() -> {
             synchronized (lock) {
                 if (!lost && !closed) {
-                    renewalCall = executors.io().submit(this::renewOnce);
+                    renewalCall = executors.io(backend.id()).submit(this::renewOnce);
                 }
             }
         }, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);

@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 import dev.lease.Lease;
 import dev.lease.LeaseCallback;
 import dev.lease.LeaseKind;
+import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;
 import dev.lease.LeaseTemplate;
 import dev.lease.LeaseUnavailableException;
@@ -100,19 +101,26 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         HeldLease lease = acquired.get();
         ThreadLeases.Frames frames = ThreadLeases.enter(lease);
         lease.bindTo(frames);
+        if (lease.isLost()) {
+            // Lost before the thread could be told (during a slow grant, or reported while it was returned): the
+            // work must not start.
+            LeaseLostException lost = lease.lostException(null);
+            leave(frames, lease);
+            throw lost;
+        }
         T result;
         try {
             result = work.run(lease);
         }
         catch (Throwable ex) {
-            boolean lost = lease.isLost();
+            LeaseLostException lost = lostOrClosed(lease) ? lease.lostException(ex) : null;
             leave(frames, lease);
-            throw lost ? lease.lostException(ex) : ex;
+            throw lost != null ? lost : ex;
         }
-        boolean lost = lease.isLost();
+        LeaseLostException lost = lostOrClosed(lease) ? lease.lostException(null) : null;
         leave(frames, lease);
-        if (lost) {
-            throw lease.lostException(null);
+        if (lost != null) {
+            throw lost;
         }
         return result;
     }
@@ -159,6 +167,11 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         }
         lease.checkValid();
         return result;
+    }
+
+    /** A lease the work closed itself no longer covered the rest of the work: that is a loss too. */
+    private static boolean lostOrClosed(HeldLease lease) {
+        return lease.isLost() || lease.isClosed();
     }
 
     private static void leave(ThreadLeases.Frames frames, HeldLease lease) {

@@ -112,7 +112,9 @@ public final class ThreadLeases {
 
         private boolean anyLost() {
             for (Iterator<HeldLease> it = stack.iterator(); it.hasNext();) {
-                if (it.next().isLost()) {
+                // Only a declared loss: a deadline that a renewal in flight may still move must not keep an
+                // interrupt alive that was meant for the section being left.
+                if (it.next().isMarkedLost()) {
                     return true;
                 }
             }

@@ -114,10 +114,77 @@ class LeaseEngineTest {
     }
 
     @Test
-    void aLossReportedWhileTheGrantWasBeingReturnedIsNotDropped() {
+    void aLossReportedWhileTheGrantWasBeingReturnedStopsTheWorkBeforeItStarts() {
         scripted.lossDuringAcquire = "connection dropped during the request";
-        assertThatThrownBy(() -> engine.execute(spec("early"), lease -> "ran"))
-                .isInstanceOf(LeaseLostException.class).hasMessageContaining("connection dropped");
+        AtomicBoolean ran = new AtomicBoolean();
+        assertThatThrownBy(() -> engine.execute(spec("early"), lease -> {
+            ran.set(true);
+            return "ran";
+        })).isInstanceOf(LeaseLostException.class).hasMessageContaining("connection dropped");
+        assertThat(ran).as("work started with a lease already lost").isFalse();
+    }
+
+    @Test
+    void aGrantSlowerThanItsTtlNeverRunsTheWork() {
+        scripted.acquireDelay = Duration.ofMillis(400);
+        AtomicBoolean ran = new AtomicBoolean();
+        assertThatThrownBy(() -> engine.execute(spec("slow").withTtl(Duration.ofMillis(300))
+                .withRenewEvery(Duration.ofMillis(100)), lease -> {
+                    ran.set(true);
+                    return "ran";
+                })).isInstanceOf(LeaseLostException.class).hasMessageContaining("local validity");
+        assertThat(ran).isFalse();
+    }
+
+    @Test
+    void theFirstRenewalIsDueFromTheRequestNotFromTheSlowGrant() throws Exception {
+        scripted.acquireDelay = Duration.ofMillis(700);
+        scripted.renewDelay = Duration.ofMillis(300);
+        Duration ttl = Duration.ofMillis(1500);
+        try (Lease lease = engine.acquire(spec("slow-grant-renewal").withTtl(ttl).withRenewEvery(Duration.ofMillis(600)))) {
+            long until = System.nanoTime() + ttl.multipliedBy(2).toNanos();
+            while (System.nanoTime() - until < 0) {
+                assertThat(lease.isValid()).as("valid while renewals succeed").isTrue();
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    @Test
+    void closingTheLeaseInsideItsOwnSectionIsReportedAsALoss() {
+        assertThatThrownBy(() -> engine.execute(spec("closed-inside"), lease -> {
+            lease.close();
+            return "rest of the work ran without the lease";
+        })).isInstanceOf(LeaseLostException.class).hasMessageContaining("released");
+    }
+
+    @Test
+    void aHangingBackendCannotStarveAnotherBackendsRenewals() throws Exception {
+        ScriptedBackend hanging = new ScriptedBackend("hanging");
+        hanging.renewal.set(ScriptedBackend.Renewal.HANG);
+        ScriptedBackend healthy = new ScriptedBackend("healthy");
+        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+        routes.put(LeaseKind.EFFICIENCY, hanging);
+        routes.put(LeaseKind.CORRECTNESS, healthy);
+        Duration ttl = Duration.ofMillis(900);
+        try (LeaseEngine two = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard())) {
+            // More stuck renewals than any shared pool would have threads.
+            for (int i = 0; i < 64; i++) {
+                two.acquire(LeaseSpec.of("stuck-" + i, LeaseKind.EFFICIENCY).withTtl(Duration.ofMinutes(5))
+                        .withRenewEvery(Duration.ofMillis(50)));
+            }
+            await().atMost(seconds(10)).until(() -> hanging.renewals.get() >= 4);
+            try (Lease lease = two.acquire(spec("healthy").withTtl(ttl))) {
+                long until = System.nanoTime() + ttl.multipliedBy(3).toNanos();
+                while (System.nanoTime() - until < 0) {
+                    assertThat(lease.isValid()).as("healthy lease kept while the other backend hangs").isTrue();
+                    Thread.sleep(50);
+                }
+            }
+        }
+        finally {
+            hanging.hang.countDown();
+        }
     }
 
     @Test

@@ -33,10 +33,20 @@ class ScriptedBackend implements LeaseBackend {
     volatile String lossDuringAcquire;
     volatile boolean fenced = true;
     volatile boolean releaseBlocks;
+    volatile Duration renewDelay = Duration.ZERO;
+    private final String id;
+
+    ScriptedBackend() {
+        this("scripted");
+    }
+
+    ScriptedBackend(String id) {
+        this.id = id;
+    }
 
     @Override
     public String id() {
-        return "scripted";
+        return id;
     }
 
     @Override
@@ -61,6 +71,9 @@ class ScriptedBackend implements LeaseBackend {
     @Override
     public boolean renew(Grant grant) throws Exception {
         renewals.incrementAndGet();
+        if (!renewDelay.isZero()) {
+            Thread.sleep(renewDelay.toMillis());
+        }
         return switch (renewal.get()) {
             case OK -> true;
             case REFUSE -> false;
