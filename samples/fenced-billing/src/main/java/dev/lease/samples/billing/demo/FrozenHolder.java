@@ -1,0 +1,97 @@
+package dev.lease.samples.billing.demo;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+import org.springframework.boot.Banner;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import dev.lease.FencingToken;
+import dev.lease.Lease;
+import dev.lease.LeaseKind;
+import dev.lease.LeaseSpec;
+import dev.lease.LeaseTemplate;
+import dev.lease.fence.StaleTokenException;
+import dev.lease.samples.billing.BillingApplication;
+import dev.lease.samples.billing.Invoice;
+import dev.lease.samples.billing.InvoiceBilling;
+import dev.lease.samples.billing.Invoices;
+import dev.lease.samples.billing.Pricing;
+
+/**
+ * The holder that gets frozen, run in a JVM of its own so that it can be stopped for real ({@code kill -STOP}).
+ *
+ * <p>Protocol, on stdin/stdout: it takes the invoice's lease ({@code billing.frozen-holder.invoice}), reads and
+ * prices the invoice and prints {@code READY token=N}. It then reads one line from stdin: on {@code WRITE} it
+ * records the billing at once with token N, checking nothing first, just as a thread that a pause caught between its
+ * check and its write would. It prints {@code ACCEPTED token=N} or {@code REJECTED token=N current=M} and exits with
+ * {@link #ACCEPTED}, {@link #REJECTED} or {@link #FAILED}.
+ *
+ * <p>It takes the lease with {@link LeaseTemplate#acquire}, which interrupts nobody when the lease is lost: the
+ * fence at the table is the only thing that can stop this write.
+ */
+public final class FrozenHolder {
+
+    /** Exit code: the table accepted the write (the fence did not protect the invoice). */
+    public static final int ACCEPTED = 10;
+
+    /** Exit code: the table refused the write with {@link StaleTokenException}. */
+    public static final int REJECTED = 20;
+
+    /** Exit code: anything else went wrong; the output says what. */
+    public static final int FAILED = 1;
+
+    private FrozenHolder() {
+    }
+
+    public static void main(String[] args) {
+        int code = FAILED;
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(BillingApplication.class)
+                .bannerMode(Banner.Mode.OFF).logStartupInfo(false).run(args)) {
+            code = run(context, System.out);
+        }
+        catch (Throwable ex) {
+            System.out.println("FAILED " + ex);
+            ex.printStackTrace(System.out);
+        }
+        System.out.flush();
+        System.exit(code);
+    }
+
+    private static int run(ConfigurableApplicationContext context, PrintStream out) throws Exception {
+        long invoiceId = context.getEnvironment().getRequiredProperty("billing.frozen-holder.invoice", Long.class);
+        String instance = context.getEnvironment().getRequiredProperty("billing.instance");
+        Invoices invoices = context.getBean(Invoices.class);
+        LeaseSpec spec = LeaseSpec.of(InvoiceBilling.leaseName(invoiceId), LeaseKind.CORRECTNESS)
+                .withWaitFor(Duration.ofSeconds(30));
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        try (Lease lease = context.getBean(LeaseTemplate.class).acquire(spec)) {
+            FencingToken token = lease.token();
+            Invoice invoice = invoices.find(invoiceId);
+            long amount = context.getBean(Pricing.class).price(invoice);
+            out.println("READY token=" + token.value() + " status=" + invoice.status());
+            out.flush();
+            String command = in.readLine(); // the parent freezes this process here, then tells it to write
+            if (!"WRITE".equals(command)) {
+                out.println("FAILED expected WRITE, got " + command);
+                return FAILED;
+            }
+            try {
+                invoices.recordBilling(invoiceId, amount, token, instance);
+                out.println("ACCEPTED token=" + token.value());
+                return ACCEPTED;
+            }
+            catch (StaleTokenException ex) {
+                out.println("REJECTED token=" + token.value() + " current=" + ex.current());
+                return REJECTED;
+            }
+            finally {
+                out.flush();
+            }
+        }
+    }
+}
