@@ -30,7 +30,7 @@ final class LeaseInterceptor implements MethodInterceptor {
         if (leased == null) {
             return invocation.proceed();
         }
-        String name = registry.evaluateName(leased, method, invocation.getArguments(), target);
+        String name = registry.evaluateName(leased, invocation.getArguments(), target);
         return engine.getObject().run(leased.spec(name), lease -> invocation.proceed(),
                 leased.whenBusy() == WhenBusy.SKIP ? leased.skipValue() : null);
     }

@@ -1,6 +1,7 @@
 package dev.lease.aop;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -15,11 +16,14 @@ import org.springframework.core.MethodClassKey;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.BeanResolver;
+import org.springframework.expression.Expression;
+import org.springframework.expression.common.CompositeStringExpression;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringValueResolver;
 
 import dev.lease.Leased;
+import dev.lease.core.LeaseConfigurationException;
 
 /**
  * The parsed {@link Leased} metadata of every method, per target class, computed once. Also evaluates lease name
@@ -56,8 +60,16 @@ final class LeasedMethodRegistry {
     List<LeasedMethod> inspect(Class<?> beanClass) {
         Class<?> userClass = ClassUtils.getUserClass(beanClass);
         List<LeasedMethod> found = new ArrayList<>();
-        ReflectionUtils.doWithMethods(userClass, m -> find(m, userClass).ifPresent(found::add),
-                m -> !m.isBridge() && !m.isSynthetic());
+        ReflectionUtils.doWithMethods(userClass, m -> find(m, userClass).ifPresent(leased -> {
+            int modifiers = m.getModifiers();
+            if (Modifier.isPrivate(modifiers) || Modifier.isFinal(modifiers) || Modifier.isStatic(modifiers)) {
+                throw new LeaseConfigurationException("@Leased on " + leased.describe() + " would never run: the method is "
+                        + (Modifier.isPrivate(modifiers) ? "private" : Modifier.isFinal(modifiers) ? "final" : "static")
+                        + ", so the Spring proxy cannot intercept it and the method would run without any lease.",
+                        "make the method public (or protected), non-final and non-static, and call it through the bean.");
+            }
+            found.add(leased);
+        }), m -> !m.isBridge() && !m.isSynthetic());
         return found;
     }
 
@@ -66,19 +78,34 @@ final class LeasedMethodRegistry {
         return cache.values().stream().filter(m -> m != NONE).distinct().toList();
     }
 
-    String evaluateName(LeasedMethod leased, Method method, Object[] args, Object target) {
+    /**
+     * Evaluates the name template against the call. Each {@code #{...}} part must yield a value: a misspelt
+     * parameter (or one whose name was not compiled in) would otherwise evaluate to nothing and silently put every
+     * call under one shared lease.
+     */
+    String evaluateName(LeasedMethod leased, Object[] args, Object target) {
         if (leased.literalName() != null) {
             return leased.literalName();
         }
+        Method method = leased.method();
         MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
                 new LeasedExpressionRoot(method, args, target), method, args, parameterNames);
         if (beanResolver != null) {
             context.setBeanResolver(beanResolver);
         }
-        Object value = leased.nameTemplate().getValue(context);
-        if (value == null) {
-            throw new IllegalArgumentException("The lease name of " + leased.describe() + " evaluated to null");
+        Expression template = leased.nameTemplate();
+        Expression[] parts = template instanceof CompositeStringExpression composite ? composite.getExpressions()
+                : new Expression[] {template};
+        StringBuilder name = new StringBuilder();
+        for (Expression part : parts) {
+            Object value = part.getValue(context);
+            if (value == null) {
+                throw new IllegalArgumentException("The lease name of " + leased.describe() + " cannot be built: #{"
+                        + part.getExpressionString() + "} evaluated to null. Refer to arguments by their names (compile "
+                        + "with -parameters) or as #p0, #p1..., and make sure the value is not null.");
+            }
+            name.append(value);
         }
-        return value.toString();
+        return name.toString();
     }
 }

@@ -104,6 +104,13 @@ class LeasedInterceptorTest {
     }
 
     @Test
+    void aNamePartThatEvaluatesToNothingIsRefusedInsteadOfSharingOneLease() {
+        runner.run(context -> assertThatThrownBy(() -> context.getBean(Jobs.class).byTypo(42))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("#{#invoiceid}")
+                .hasMessageContaining("evaluated to null").hasMessageContaining("Jobs.byTypo(long)"));
+    }
+
+    @Test
     void invalidNamesComputedAtCallTimeAreRefused() {
         runner.run(context -> assertThatThrownBy(() -> context.getBean(Jobs.class).byIndex("../etc"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("region-../etc"));
@@ -126,6 +133,11 @@ class LeasedInterceptorTest {
         @Leased(name = "invoice-#{#id}", kind = LeaseKind.CORRECTNESS)
         public String byName(long id) {
             return LeaseContext.current().name() + "#" + LeaseContext.token().value();
+        }
+
+        @Leased(name = "invoice-#{#invoiceid}", kind = LeaseKind.CORRECTNESS)
+        public String byTypo(long invoiceId) {
+            return LeaseContext.current().name();
         }
 
         @Leased(name = "region-#{#p0}", kind = LeaseKind.EFFICIENCY)

@@ -84,6 +84,11 @@ class LeasedStartupValidationTest {
     }
 
     @Test
+    void aMethodTheProxyCannotIntercept() {
+        assertStartupFails(FinalMethod.class, "FinalMethod.run()", "final", "without any lease");
+    }
+
+    @Test
     void correctMethodsStartFine() {
         runner.withBean(CorrectnessJob.class).run(context -> assertThat(context).hasNotFailed());
     }
@@ -129,6 +134,12 @@ class LeasedStartupValidationTest {
         @Leased(name = "n", kind = LeaseKind.EFFICIENCY)
         public CompletableFuture<String> run() {
             return CompletableFuture.completedFuture("x");
+        }
+    }
+
+    static class FinalMethod {
+        @Leased(name = "n", kind = LeaseKind.EFFICIENCY)
+        public final void run() {
         }
     }
 
