@@ -104,12 +104,12 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
         String name = request.name();
         paths.validateName(name);
         // One grant attempt per name at a time in this backend: a holder znode of ours that no live grant claims is
-        // then certainly an orphan (see adoptOrphan), not a grant another thread is about to register.
+        // then certainly an orphan (see removeOrphanAndRegrant), not a grant another thread is about to register.
         if (!acquiring.add(name)) {
             return Optional.empty();
         }
         try {
-            ZkGrant grant = grantOrAdopt(name);
+            ZkGrant grant = grantOrReclaim(name);
             if (grant == null) {
                 return Optional.empty();
             }
@@ -164,9 +164,16 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
     }
 
     private void releaseNow(ZkGrant g) throws Exception {
-        // No ephemeralOwner check is needed: the version still equal to our token proves nobody was granted since,
-        // so a holder that still exists is the one our grant created (it may already be gone with an expired session).
+        // The version check alone is not enough: if an operator deleted the counter, a later holder can reach our
+        // version again. The holder must also be ours; it cannot be replaced between this read and the multi
+        // without the version moving on, which the multi's check catches.
         try {
+            Stat holder = new Stat();
+            byte[] data = client.getData().storingStatIn(holder).forPath(paths.holder(g.name()));
+            if (!isOurs(holder, data)) {
+                log.debug("Lease '" + g.name() + "' (token " + g.value() + ") is held by someone else now; nothing to release");
+                return;
+            }
             client.transaction().forOperations(
                     client.transactionOp().check().withVersion(g.version()).forPath(paths.counter(g.name())),
                     client.transactionOp().delete().forPath(paths.holder(g.name())));
@@ -226,7 +233,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
         client.getConnectionStateListenable().removeListener(stateListener);
     }
 
-    private ZkGrant grantOrAdopt(String name) throws Exception {
+    private ZkGrant grantOrReclaim(String name) throws Exception {
         try {
             return grant(name);
         }
@@ -234,13 +241,13 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
             createCounter(name);
         }
         catch (KeeperException.NodeExistsException ex) {
-            return adoptOrphan(name);
+            return removeOrphanAndRegrant(name);
         }
         try {
             return grant(name);
         }
         catch (KeeperException.NodeExistsException ex) {
-            return adoptOrphan(name);
+            return removeOrphanAndRegrant(name);
         }
         catch (KeeperException.NoNodeException ex) {
             return null; // deleted again in between: a spurious "busy", the engine tries again
@@ -277,10 +284,12 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
     /**
      * A grant whose response was lost (connection loss after the commit, then Curator's retry hit NodeExists)
      * leaves a holder of our session that nobody here knows about; left alone it would block the name until the
-     * session ends. It is ours to adopt when it carries our instance id, belongs to our current session and no
-     * live grant claims it.
+     * session ends. When it carries our instance id, belongs to our current session and no live grant claims it,
+     * it is removed under a check of the counter's version and the name granted afresh, with a new token. Adopting
+     * it instead would race with a release of that same grant still in flight and could leave a holder without a
+     * znode behind it.
      */
-    private ZkGrant adoptOrphan(String name) throws Exception {
+    private ZkGrant removeOrphanAndRegrant(String name) throws Exception {
         String holder = paths.holder(name);
         Stat first = new Stat();
         try {
@@ -289,19 +298,19 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
                 return null;
             }
             Stat counter = client.checkExists().forPath(paths.counter(name));
-            Stat again = client.checkExists().forPath(holder);
-            // The same holder before and after reading the counter: no grant could happen in between, so the
-            // counter's version is the one our lost grant set.
-            if (counter == null || again == null || again.getCzxid() != first.getCzxid()) {
+            if (counter == null) {
                 return null;
             }
-            pendingReleases.removeIf(g -> g.name().equals(name));
-            log.info("Lease '" + name + "': adopting holder znode " + holder + " (token " + counter.getVersion()
-                    + ") left by a grant whose response was lost");
-            return new ZkGrant(name, counter.getVersion());
+            client.transaction().forOperations(
+                    client.transactionOp().check().withVersion(counter.getVersion()).forPath(paths.counter(name)),
+                    client.transactionOp().delete().withVersion(first.getVersion()).forPath(holder));
+            log.info("Lease '" + name + "': removed holder znode " + holder + " (token " + counter.getVersion()
+                    + ") left by a grant whose response was lost; granting afresh");
+            return grant(name);
         }
-        catch (KeeperException.NoNodeException released) {
-            return null;
+        catch (KeeperException.NoNodeException | KeeperException.BadVersionException
+                | KeeperException.NodeExistsException raced) {
+            return null; // someone released, removed or granted it meanwhile: a spurious "busy", the engine retries
         }
     }
 

@@ -136,7 +136,7 @@ class ZooKeeperLeaseBackendTest {
     }
 
     @Test
-    void aHolderLeftByALostGrantResponseIsAdoptedNotLeftBlockingTheName() throws Exception {
+    void aHolderLeftByALostGrantResponseIsReplacedByAFreshGrantNotLeftBlockingTheName() throws Exception {
         String name = "orphan";
         Grant earlier = first.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
         first.release(earlier);
@@ -148,18 +148,18 @@ class ZooKeeperLeaseBackendTest {
         Stat counter = firstClient.checkExists().forPath(ROOT + "/" + name);
 
         assertThat(second.tryAcquire(new GrantRequest(name, seconds(3), reason -> { }))).as("other instance").isEmpty();
-        Grant adopted = first.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
-        assertThat(adopted.token()).hasValue(counter.getVersion());
-        assertThat(first.tryAcquire(new GrantRequest(name, seconds(3), reason -> { }))).as("adopted only once").isEmpty();
-        assertThat(first.renew(adopted)).isTrue();
-        first.release(adopted);
+        Grant fresh = first.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
+        assertThat(fresh.token().getAsLong()).as("a new token, not the orphan's").isGreaterThan(counter.getVersion());
+        assertThat(first.tryAcquire(new GrantRequest(name, seconds(3), reason -> { }))).as("granted once").isEmpty();
+        assertThat(first.renew(fresh)).isTrue();
+        first.release(fresh);
         Grant next = second.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
-        assertThat(next.token().getAsLong()).isGreaterThan(adopted.token().getAsLong());
+        assertThat(next.token().getAsLong()).isGreaterThan(fresh.token().getAsLong());
         second.release(next);
     }
 
     @Test
-    void aHolderOfTheSameSessionWrittenByAnotherBackendIsNotAdopted() throws Exception {
+    void aHolderOfTheSameSessionWrittenByAnotherBackendIsNotTouched() throws Exception {
         String name = "shared-session";
         try (ZooKeeperLeaseBackend sameClient = new ZooKeeperLeaseBackend(firstClient, ROOT, SESSION_TIMEOUT)) {
             Grant grant = sameClient.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
