@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.dao.DataAccessException;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
@@ -47,6 +48,16 @@ public class JdbcLeaseAutoConfiguration {
         }
         if (JdbcSchemaInitialization.shouldCreate(jdbc.getInitializeSchema(), dataSource)) {
             backend.createSchema();
+        }
+        try {
+            backend.verifySchema();
+        }
+        catch (DataAccessException ex) {
+            throw new LeaseConfigurationException("The JDBC lease backend cannot read its table '" + backend.table()
+                    + "': " + ex.getMostSpecificCause().getMessage() + ".",
+                    "create the table with the DDL in dev/lease/jdbc/schema-<platform>.sql (for example in a Flyway "
+                            + "migration), or set lease.jdbc.initialize-schema: always; if the database is down, "
+                            + "check spring.datasource.*.");
         }
         return backend;
     }

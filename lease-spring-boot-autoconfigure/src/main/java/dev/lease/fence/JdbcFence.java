@@ -8,6 +8,7 @@ import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcOperations;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.lease.FencingToken;
 import dev.lease.jdbc.SqlIdentifiers;
@@ -68,10 +69,16 @@ public final class JdbcFence {
      *        characters
      * @throws StaleTokenException when the resource already accepted a higher token; the transaction must not
      *         commit the write
+     * @throws IllegalStateException when no transaction is active: the check would not hold until the write
      */
     public void advance(String resource, FencingToken token) {
         validateResource(resource);
         Objects.requireNonNull(token, "token");
+        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+            throw new IllegalStateException("JdbcFence.advance(\"" + resource + "\", " + token + ") must run inside the "
+                    + "transaction that writes the resource (@Transactional or a TransactionTemplate): in auto-commit the "
+                    + "fence row lock is released at once, so a stale holder could pass the check and still write.");
+        }
         long value = token.value();
         if (jdbc.update(ADVANCE, value, resource, value) == 1) {
             return;

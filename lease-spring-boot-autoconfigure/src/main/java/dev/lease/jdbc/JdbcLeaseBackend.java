@@ -152,6 +152,16 @@ public final class JdbcLeaseBackend implements LeaseBackend {
     }
 
     /**
+     * Checks that the lease table exists and can be read, so that a missing migration or an unreachable database
+     * shows at startup rather than on the first lease.
+     *
+     * @throws org.springframework.dao.DataAccessException when it cannot
+     */
+    public void verifySchema() {
+        jdbc.queryForList("SELECT name, owner, token, expires_at FROM " + table + " WHERE 1 = 0");
+    }
+
+    /**
      * Inserts the free row of a name seen for the first time; true when this call inserted it. The statement never
      * fails on an existing row (that would abort the whole transaction on PostgreSQL), except for H2's race between
      * two first inserts, where H2 only fails the statement.

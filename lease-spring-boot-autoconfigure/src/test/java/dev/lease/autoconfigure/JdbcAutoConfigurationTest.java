@@ -15,6 +15,8 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.lease.FencingToken;
 import dev.lease.LeaseKind;
@@ -42,16 +44,19 @@ class JdbcAutoConfigurationTest {
             assertThat(context.getBean(BackendRouter.class).backendFor(LeaseKind.CORRECTNESS).id()).isEqualTo("jdbc");
             LeaseTemplate leases = context.getBean(LeaseTemplate.class);
             JdbcFence fence = context.getBean(JdbcFence.class);
+            TransactionTemplate tx = new TransactionTemplate(
+                    new DataSourceTransactionManager(context.getBean(DataSource.class)));
             FencingToken first = leases.execute(LeaseSpec.of("auto-jdbc", LeaseKind.CORRECTNESS), lease -> {
-                fence.advance("report", lease.token());
+                tx.executeWithoutResult(s -> fence.advance("report", lease.token()));
                 return lease.token();
             });
             FencingToken second = leases.execute(LeaseSpec.of("auto-jdbc", LeaseKind.CORRECTNESS), lease -> {
-                fence.advance("report", lease.token());
+                tx.executeWithoutResult(s -> fence.advance("report", lease.token()));
                 return lease.token();
             });
             assertThat(second.isNewerThan(first)).isTrue();
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> fence.advance("report", first))
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                    () -> tx.executeWithoutResult(s -> fence.advance("report", first)))
                     .isInstanceOf(StaleTokenException.class);
         });
     }
@@ -64,24 +69,31 @@ class JdbcAutoConfigurationTest {
     }
 
     @Test
-    void aDatabaseThatIsNotEmbeddedGetsNoTablesUnlessAsked(@TempDir Path dir) {
+    void aDatabaseThatIsNotEmbeddedGetsNoTablesUnlessAskedAndAMissingTableFailsTheStartup(@TempDir Path dir) {
         String url = "jdbc:h2:file:" + dir.resolve("leases").toAbsolutePath();
-        runner.withBean(DataSource.class, () -> h2(url)).run(context -> {
-            assertThat(context).hasNotFailed();
-            assertThat(tables(context.getBean(DataSource.class))).doesNotContain("LEASE_LOCK", "LEASE_FENCE");
+        DataSource db = h2(url);
+        runner.withBean(DataSource.class, () -> db).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(LeaseConfigurationException.class)
+                    .hasMessageContaining("cannot read its table 'lease_lock'")
+                    .hasMessageContaining("lease.jdbc.initialize-schema: always");
         });
-        runner.withBean(DataSource.class, () -> h2(url))
+        assertThat(tables(db)).doesNotContain("LEASE_LOCK", "LEASE_FENCE");
+        runner.withBean(DataSource.class, () -> db)
                 .withPropertyValues("lease.jdbc.initialize-schema=always", "lease.fence.initialize-schema=always")
-                .run(context -> assertThat(tables(context.getBean(DataSource.class)))
-                        .contains("LEASE_LOCK", "LEASE_FENCE"));
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(tables(db)).contains("LEASE_LOCK", "LEASE_FENCE");
+                });
     }
 
     @Test
     void neverMeansNeverEvenOnAnEmbeddedDatabase() {
-        runner.withBean(DataSource.class, () -> h2("jdbc:h2:mem:auto-never;DB_CLOSE_DELAY=-1"))
+        DataSource db = h2("jdbc:h2:mem:auto-never;DB_CLOSE_DELAY=-1");
+        runner.withBean(DataSource.class, () -> db)
                 .withPropertyValues("lease.jdbc.initialize-schema=never", "lease.fence.initialize-schema=never")
-                .run(context -> assertThat(tables(context.getBean(DataSource.class)))
-                        .doesNotContain("LEASE_LOCK", "LEASE_FENCE"));
+                .run(context -> assertThat(context).hasFailed());
+        assertThat(tables(db)).doesNotContain("LEASE_LOCK", "LEASE_FENCE");
     }
 
     @Test

@@ -167,6 +167,13 @@ abstract class JdbcFenceTest {
         }
     }
 
+    @Test
+    void advancingOutsideATransactionIsRefusedBecauseTheRowLockWouldNotHoldUntilTheWrite() {
+        assertThatThrownBy(() -> fence.advance(resource, token(1))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("inside the transaction");
+        assertThat(fence.current(resource)).isEmpty();
+    }
+
     /** The lease on an outer bean, the transaction and the fence on an inner one, as services are usually split. */
     @Test
     void aLeasedBeanCallingATransactionalBeanWritesUnderItsToken() {
