@@ -59,6 +59,7 @@ final class History {
     private final List<Op> ops = new ArrayList<>();
     private final Map<Long, Op> byId = new ConcurrentHashMap<>();
     private final List<Long> interrupts = new ArrayList<>();
+    private final List<Integer> interruptedWorkers = new ArrayList<>();
     private final List<Fault> faults = new ArrayList<>();
 
     Op invoke(int worker, Kind kind) {
@@ -92,9 +93,17 @@ final class History {
     }
 
     /** A holder's work was interrupted (the engine declared its lease lost) at {@code at}. */
-    void interrupted(long at) {
+    void interrupted(int worker, long at) {
         synchronized (interrupts) {
             interrupts.add(at);
+            interruptedWorkers.add(worker);
+        }
+    }
+
+    /** How many times {@code worker} was interrupted. */
+    long interruptsOf(int worker) {
+        synchronized (interrupts) {
+            return interruptedWorkers.stream().filter(w -> w == worker).count();
         }
     }
 
