@@ -1,12 +1,20 @@
 package dev.lease.faults;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Everything the workers of a fault scenario did, as operations with an invocation and a completion on the
  * monotonic clock, in the style of a Jepsen history. Thread-safe; the checker reads it after the run.
+ *
+ * <p>Times are {@link System#nanoTime()} values. Child JVMs report their own {@code nanoTime}, which is comparable
+ * with ours: on Linux both read the system-wide {@code CLOCK_MONOTONIC} (and {@code faketime} is told to leave it
+ * alone). Besides operations, a history keeps when faults took leases away and when holders were interrupted, to
+ * measure the delay from one to the other.
  */
 final class History {
 
@@ -43,28 +51,78 @@ final class History {
         }
     }
 
+    /** A fault injected during the run; {@code lossAt} is when it took the holder's lease away (or could have). */
+    record Fault(String what, long lossAt) {
+    }
+
     private final AtomicLong ids = new AtomicLong();
     private final List<Op> ops = new ArrayList<>();
-    private final List<Long> lossToInterruptNanos = new ArrayList<>();
+    private final Map<Long, Op> byId = new ConcurrentHashMap<>();
+    private final List<Long> interrupts = new ArrayList<>();
+    private final List<Integer> interruptedWorkers = new ArrayList<>();
+    private final List<Fault> faults = new ArrayList<>();
 
     Op invoke(int worker, Kind kind) {
-        Op op = new Op(ids.incrementAndGet(), worker, kind, System.nanoTime());
+        return invoke(ids.incrementAndGet(), worker, kind, System.nanoTime());
+    }
+
+    /** Records an invocation with an id chosen by the worker (unique across workers) and its own timestamp. */
+    Op invoke(long id, int worker, Kind kind, long invokedAt) {
+        Op op = new Op(id, worker, kind, invokedAt);
         synchronized (ops) {
             ops.add(op);
         }
+        byId.put(id, op);
         return op;
     }
 
     void complete(Op op, Outcome outcome, long token, String detail) {
+        complete(op.id, outcome, token, System.nanoTime(), detail);
+    }
+
+    /** Completes the operation {@code id} at {@code completedAt}; unknown ids are ignored (their invocation was lost). */
+    void complete(long id, Outcome outcome, long token, long completedAt, String detail) {
+        Op op = byId.get(id);
+        if (op == null) {
+            return;
+        }
         op.token = token;
         op.detail = detail == null ? "" : detail;
-        op.completedAt = System.nanoTime();
+        op.completedAt = completedAt;
         op.outcome = outcome;
     }
 
-    void lossToInterrupt(long nanos) {
-        synchronized (lossToInterruptNanos) {
-            lossToInterruptNanos.add(nanos);
+    /** A holder's work was interrupted (the engine declared its lease lost) at {@code at}. */
+    void interrupted(int worker, long at) {
+        synchronized (interrupts) {
+            interrupts.add(at);
+            interruptedWorkers.add(worker);
+        }
+    }
+
+    /** How many times {@code worker} was interrupted. */
+    long interruptsOf(int worker) {
+        synchronized (interrupts) {
+            return interruptedWorkers.stream().filter(w -> w == worker).count();
+        }
+    }
+
+    /** A fault that takes the lease from its holder at {@code lossAt} (for a pause: when the holder resumes). */
+    void fault(String what, long lossAt) {
+        synchronized (faults) {
+            faults.add(new Fault(what, lossAt));
+        }
+    }
+
+    List<Fault> faults() {
+        synchronized (faults) {
+            return List.copyOf(faults);
+        }
+    }
+
+    List<Long> interrupts() {
+        synchronized (interrupts) {
+            return List.copyOf(interrupts);
         }
     }
 
@@ -74,18 +132,33 @@ final class History {
         }
     }
 
-    List<Long> lossToInterruptNanos() {
-        synchronized (lossToInterruptNanos) {
-            return new ArrayList<>(lossToInterruptNanos);
+    /**
+     * For each fault, the delay from the loss it caused to the first interrupt of a holder after it, within
+     * {@code window}; faults that interrupted nobody (no one held a lease, or the holder kept it) are left out.
+     */
+    List<Long> lossToInterruptNanos(Duration window) {
+        List<Long> sorted = new ArrayList<>(interrupts());
+        sorted.sort(null);
+        List<Long> delays = new ArrayList<>();
+        for (Fault fault : faults()) {
+            sorted.stream().filter(t -> t - fault.lossAt() >= 0 && t - fault.lossAt() <= window.toNanos()).findFirst()
+                    .ifPresent(t -> delays.add(t - fault.lossAt()));
         }
+        return delays;
     }
 
     String toJson() {
-        StringBuilder sb = new StringBuilder("[\n");
+        StringBuilder sb = new StringBuilder("{\"faults\": [\n");
+        List<Fault> fs = faults();
+        for (int i = 0; i < fs.size(); i++) {
+            sb.append("  {\"what\":\"").append(fs.get(i).what().replace("\"", "'")).append("\",\"lossAt\":")
+                    .append(fs.get(i).lossAt()).append(i + 1 < fs.size() ? "},\n" : "}\n");
+        }
+        sb.append("],\n\"interrupts\": ").append(interrupts()).append(",\n\"ops\": [\n");
         List<Op> all = ops();
         for (int i = 0; i < all.size(); i++) {
             sb.append("  ").append(all.get(i).toJson()).append(i + 1 < all.size() ? ",\n" : "\n");
         }
-        return sb.append("]\n").toString();
+        return sb.append("]}\n").toString();
     }
 }

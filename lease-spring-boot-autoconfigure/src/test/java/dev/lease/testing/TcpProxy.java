@@ -7,6 +7,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -15,6 +17,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * {@link #freeze()} stops every byte in both directions without closing anything, the way a partition or a
  * stalled network looks to both ends (no RST, no FIN: only silence); {@link #unfreeze()} lets the held bytes and
  * everything after them through again. New connections made while frozen are accepted but carry nothing.
+ *
+ * <p>The other faults: {@link #delay(Duration)} holds every chunk for a while before forwarding it (a slow link),
+ * {@link #drop(boolean)} silently discards bytes in both directions (a lossy partition: unlike a freeze, what was
+ * sent meanwhile never arrives, so both ends eventually see a broken stream), and {@link #reset()} aborts every
+ * current connection with a TCP RST, as a restarting peer or a firewall would; new connections are accepted again.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -24,6 +31,8 @@ public final class TcpProxy implements AutoCloseable {
     private final Object gate = new Object();
     private boolean frozen;
     private volatile boolean closed;
+    private volatile long delayNanos;
+    private volatile boolean dropping;
 
     /** Starts proxying a free loopback port to {@code 127.0.0.1:targetPort}. */
     public TcpProxy(int targetPort) throws IOException {
@@ -57,6 +66,33 @@ public final class TcpProxy implements AutoCloseable {
             frozen = false;
             gate.notifyAll();
         }
+    }
+
+    /** Holds every chunk for {@code delay} before forwarding it; {@link Duration#ZERO} stops delaying. */
+    public void delay(Duration delay) {
+        this.delayNanos = delay.toNanos();
+    }
+
+    /** While {@code drop} is true, bytes in both directions are read and thrown away. */
+    public void drop(boolean drop) {
+        this.dropping = drop;
+    }
+
+    /**
+     * Aborts every connection proxied so far with a TCP RST (no FIN, no goodbye), like a peer that crashed and came
+     * back; clients reconnecting afterwards get through.
+     */
+    public void reset() {
+        for (Socket socket : sockets) {
+            try {
+                socket.setSoLinger(true, 0);
+            }
+            catch (SocketException ignored) {
+                // Already closed: nothing to reset.
+            }
+            closeQuietly(socket);
+        }
+        sockets.clear();
     }
 
     /** Closes the listening socket and every proxied connection. */
@@ -101,6 +137,13 @@ public final class TcpProxy implements AutoCloseable {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
                     awaitOpen();
+                    if (dropping) {
+                        continue;
+                    }
+                    long delay = delayNanos;
+                    if (delay > 0) {
+                        Thread.sleep(delay / 1_000_000, (int) (delay % 1_000_000));
+                    }
                     out.write(buffer, 0, n);
                     out.flush();
                 }

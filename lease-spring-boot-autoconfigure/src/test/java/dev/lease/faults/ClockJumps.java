@@ -1,0 +1,31 @@
+package dev.lease.faults;
+
+import static dev.lease.testing.TestTiming.seconds;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** Moves a faketime child's wall clock five minutes forward and back while it keeps taking the lease. */
+final class ClockJumps {
+
+    private ClockJumps() {
+    }
+
+    static void jump(FaultRun run, ChildHolder child, Path offsetFile, int rounds) throws Exception {
+        for (int round = 0; round < rounds; round++) {
+            for (String offset : new String[] { "+5m", "-5m" }) {
+                Faketime.set(offsetFile, offset);
+                run.fault("wall clock of child " + child.worker() + " jumped to " + offset, System.nanoTime());
+                long expected = offset.startsWith("+") ? 300_000 : -300_000;
+                // The jump must really be there, or the scenario proves nothing (libfaketime caches the offset ~1 s).
+                await().atMost(seconds(20)).pollInterval(Duration.ofMillis(200))
+                        .until(() -> Math.abs(child.wallClockOffsetMillis() - expected) < 30_000);
+                long grants = run.grantsOf(child.worker());
+                await().atMost(seconds(60)).pollInterval(Duration.ofMillis(20))
+                        .until(() -> run.grantsOf(child.worker()) > grants);
+            }
+        }
+        Faketime.set(offsetFile, "+0");
+    }
+}

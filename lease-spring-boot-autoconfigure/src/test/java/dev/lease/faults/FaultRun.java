@@ -1,0 +1,125 @@
+package dev.lease.faults;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.lease.LeaseKind;
+import dev.lease.LeaseTemplate;
+import dev.lease.testing.TestTiming;
+
+/**
+ * One fault scenario: its workers (threads of this JVM, child JVMs), the faults injected, and at the end the
+ * history check, the results row and the verdict. Closing it stops whatever still runs.
+ */
+final class FaultRun implements AutoCloseable {
+
+    private static final Log log = LogFactory.getLog(FaultRun.class);
+
+    final History history = new History();
+    private final String scenario;
+    private final String backend;
+    private final LeaseKind kind;
+    private final Ledger ledger;
+    private final long startedAt = System.nanoTime();
+    private final List<LeaseWorker> workers = new ArrayList<>();
+    private final List<Thread> threads = new ArrayList<>();
+    private final List<ChildHolder> children = new ArrayList<>();
+    private int faults;
+    private boolean finished;
+
+    FaultRun(String scenario, String backend, LeaseKind kind, Ledger ledger) {
+        this.scenario = scenario;
+        this.backend = backend;
+        this.kind = kind;
+        this.ledger = ledger;
+    }
+
+    /** Starts a worker thread in this JVM on {@code engine}. */
+    LeaseWorker worker(int id, LeaseTemplate engine, LeaseWorker.Config config) {
+        LeaseWorker worker = new LeaseWorker(id, engine, ledger, config, EventSink.of(history, id));
+        Thread thread = new Thread(worker, scenario + "-worker-" + id);
+        thread.setDaemon(true);
+        workers.add(worker);
+        threads.add(thread);
+        thread.start();
+        return worker;
+    }
+
+    /** Starts a child JVM holder; see {@link HolderMain} for {@code args}. */
+    ChildHolder child(int id, Map<String, String> args, Map<String, String> env) throws Exception {
+        ChildHolder child = ChildHolder.start(scenario + "-child-" + id, id, history, args, env);
+        children.add(child);
+        return child;
+    }
+
+    /** Counts a fault and when it took the lease away. */
+    void fault(String what, long lossAt) {
+        faults++;
+        history.fault(what, lossAt);
+        log.info(scenario + ": fault " + faults + ": " + what);
+    }
+
+    /** Whether a worker other than {@code except} was granted the lease after {@code since}: a takeover happened. */
+    boolean grantedSince(long since, int except) {
+        return history.ops().stream().anyMatch(op -> op.kind == History.Kind.ACQUIRE && op.ok() && op.worker != except
+                && op.completedAt - since > 0);
+    }
+
+    /** How many grants {@code worker} got so far. */
+    long grantsOf(int worker) {
+        return history.ops().stream().filter(op -> op.kind == History.Kind.ACQUIRE && op.ok() && op.worker == worker)
+                .count();
+    }
+
+    int faults() {
+        return faults;
+    }
+
+    /** Stops the workers, checks the history against the ledger, records the results row and asserts safety. */
+    HistoryChecker.Verdict finish() throws Exception {
+        stopAll();
+        boolean fenced = kind == LeaseKind.CORRECTNESS;
+        HistoryChecker.Verdict verdict = HistoryChecker.check(scenario, history, ledger.accepted(), fenced);
+        List<Long> lossToInterrupt = history.lossToInterruptNanos(TestTiming.seconds(20));
+        FaultResults.record(new FaultResults.Row(scenario, backend, kind.name(), verdict.cycles(), faults,
+                verdict.writesAccepted(), verdict.writesRejected(), verdict.writesUnknown(), verdict.staleWritesAccepted(),
+                fenced ? "–" : Integer.toString(verdict.overlaps()), lossToInterrupt,
+                Duration.ofNanos(System.nanoTime() - startedAt).toMillis() / 1000.0));
+        log.info(scenario + ": " + verdict);
+        Path dump = Path.of("target", "fault-histories", scenario + ".json");
+        Files.createDirectories(dump.getParent());
+        Files.writeString(dump, history.toJson());
+        HistoryChecker.assertSafe(verdict, history);
+        return verdict;
+    }
+
+    private void stopAll() throws Exception {
+        if (finished) {
+            return;
+        }
+        finished = true;
+        workers.forEach(LeaseWorker::stop);
+        for (ChildHolder child : children) {
+            child.close();
+        }
+        for (Thread thread : threads) {
+            thread.join(TestTiming.seconds(30).toMillis());
+            if (thread.isAlive()) {
+                thread.interrupt();
+                thread.join(TestTiming.seconds(10).toMillis());
+            }
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        stopAll();
+    }
+}

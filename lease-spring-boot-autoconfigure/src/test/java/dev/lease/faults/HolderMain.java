@@ -1,0 +1,129 @@
+package dev.lease.faults;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import dev.lease.LeaseKind;
+import dev.lease.core.BackendRouter;
+import dev.lease.core.LeaseDefaults;
+import dev.lease.core.LeaseEngine;
+import dev.lease.faults.History.Kind;
+import dev.lease.faults.History.Outcome;
+import dev.lease.jdbc.JdbcLeaseBackend;
+import dev.lease.spi.LeaseBackend;
+import dev.lease.zookeeper.ZooKeeperLeaseBackend;
+
+/**
+ * A lease holder in a JVM of its own, so that it can be paused for real ({@code kill -STOP}) or run under a fake
+ * wall clock: a real {@link LeaseEngine} over a ZooKeeper or JDBC backend running one {@link LeaseWorker}. Events go
+ * to stdout as lines starting with {@value #PREFIX} (anything else on stdout is logging); stdin takes
+ * {@code stop} and {@code clock}. Started by {@link ChildHolder}; arguments are {@code key=value}.
+ */
+public final class HolderMain {
+
+    static final String PREFIX = "@@ ";
+
+    private HolderMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> conf = new HashMap<>();
+        for (String arg : args) {
+            int eq = arg.indexOf('=');
+            conf.put(arg.substring(0, eq), arg.substring(eq + 1));
+        }
+        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
+                StandardCharsets.UTF_8);
+        CuratorFramework curator = null;
+        LeaseBackend backend;
+        if (conf.get("backend").equals("zookeeper")) {
+            Duration session = Duration.ofMillis(Long.parseLong(conf.get("session-ms")));
+            curator = CuratorFrameworkFactory.builder().connectString(conf.get("connect"))
+                    .sessionTimeoutMs((int) session.toMillis()).connectionTimeoutMs((int) session.toMillis())
+                    .retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
+            curator.start();
+            if (!curator.blockUntilConnected(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("could not connect to ZooKeeper at " + conf.get("connect"));
+            }
+            backend = new ZooKeeperLeaseBackend(curator, conf.get("root"), session);
+        }
+        else {
+            backend = new JdbcLeaseBackend(new DriverManagerDataSource(conf.get("jdbc-url")));
+        }
+        Ledger ledger = Ledger.attach(new DriverManagerDataSource(conf.get("ledger-url")), Ledger.Check.FENCED,
+                conf.get("resource"));
+        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+        routes.put(LeaseKind.CORRECTNESS, backend);
+        LeaseWorker.Config config = new LeaseWorker.Config(conf.get("lease"), LeaseKind.CORRECTNESS,
+                Duration.ofMillis(Long.parseLong(conf.get("ttl-ms"))),
+                Duration.ofMillis(Long.parseLong(conf.get("wait-ms"))),
+                Duration.ofMillis(Long.parseLong(conf.get("hold-ms"))), Long.parseLong(conf.get("seed")));
+        try (LeaseEngine engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard())) {
+            LeaseWorker worker = new LeaseWorker(Integer.parseInt(conf.get("worker")), engine, ledger, config,
+                    printing(out));
+            Thread control = new Thread(() -> control(worker, out), "holder-control");
+            control.setDaemon(true);
+            control.start();
+            out.println(PREFIX + "READY");
+            worker.run();
+        }
+        if (backend instanceof AutoCloseable closeable) {
+            closeable.close();
+        }
+        if (curator != null) {
+            curator.close();
+        }
+        out.println(PREFIX + "BYE");
+        System.exit(0);
+    }
+
+    private static void control(LeaseWorker worker, PrintStream out) {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                if (line.equals("clock")) {
+                    out.println(PREFIX + "CLK " + System.currentTimeMillis());
+                }
+                else if (line.equals("stop")) {
+                    break;
+                }
+            }
+        }
+        catch (java.io.IOException ex) {
+            // The parent went away: stop like on "stop".
+        }
+        worker.stop();
+    }
+
+    private static EventSink printing(PrintStream out) {
+        return new EventSink() {
+            @Override
+            public void invoke(long id, Kind kind, long at) {
+                out.println(PREFIX + "INV " + id + " " + kind + " " + at);
+            }
+
+            @Override
+            public void complete(long id, Kind kind, Outcome outcome, long token, long at, String detail) {
+                String oneLine = detail == null ? "" : detail.replace('\n', ' ').replace('\r', ' ');
+                out.println(PREFIX + "END " + id + " " + kind + " " + outcome + " " + token + " " + at + " " + oneLine);
+            }
+
+            @Override
+            public void interrupted(long at) {
+                out.println(PREFIX + "INT " + at);
+            }
+        };
+    }
+}

@@ -1,0 +1,208 @@
+package dev.lease.faults;
+
+import static dev.lease.testing.TestTiming.seconds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.util.FileSystemUtils;
+
+import dev.lease.LeaseKind;
+import dev.lease.core.LeaseEngine;
+import dev.lease.jdbc.JdbcLeaseBackend;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+
+/**
+ * Fault scenarios on the JDBC backend over PostgreSQL, with the fenced ledger in the same database (as an
+ * application would have it): paused holders, killed connections, a database restart, wall-clock jumps and a seeded
+ * random mix.
+ */
+class JdbcFaultScenariosTest {
+
+    private static final Duration TTL = seconds(2);
+    private static final Duration WAIT = seconds(3);
+    private static final Duration HOLD = Duration.ofMillis(1500);
+    private static final Duration BOUND = seconds(30);
+    private static final Duration POLL = Duration.ofMillis(5);
+    /** Connections of the holders; the fault injector's own connections have another name and are spared. */
+    private static final String HOLDERS = "lease-fault-holder";
+
+    private static Path dataDirectory;
+    private static int port;
+    private static EmbeddedPostgres postgres;
+
+    @BeforeAll
+    static void start() throws Exception {
+        dataDirectory = Files.createTempDirectory("lease-fault-pg");
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        postgres = startPostgres();
+        new JdbcLeaseBackend(postgres.getPostgresDatabase()).createSchema();
+    }
+
+    @AfterAll
+    static void stop() throws IOException {
+        if (postgres != null) {
+            postgres.close();
+        }
+        FileSystemUtils.deleteRecursively(dataDirectory);
+    }
+
+    /** Same data directory and port every time, so a restart keeps the lease table, the ledger and the URLs. */
+    private static EmbeddedPostgres startPostgres() throws IOException {
+        return EmbeddedPostgres.builder().setDataDirectory(dataDirectory).setCleanDataDirectory(false).setPort(port)
+                .start();
+    }
+
+    @Test
+    void pausedHolder() throws Exception {
+        String lease = "jdbc-paused";
+        try (FaultRun run = new FaultRun("jdbc-paused-holder", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS, ledger(lease));
+                LeaseEngine local = engine()) {
+            ChildHolder child = run.child(1, childArgs(lease, TTL, 1), Map.of());
+            run.worker(2, local, config(lease, TTL, 1));
+            for (int round = 0; round < Soak.rounds(2); round++) {
+                ZooKeeperFaultScenariosTest.pauseUntilTakenOver(run, child);
+            }
+            run.finish();
+        }
+    }
+
+    @Test
+    void connectionKill() throws Exception {
+        String lease = "jdbc-kill";
+        try (FaultRun run = new FaultRun("jdbc-connection-kill", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS,
+                ledger(lease)); LeaseEngine one = engine(); LeaseEngine two = engine()) {
+            List<LeaseWorker> workers = List.of(run.worker(1, one, config(lease, TTL, 2)),
+                    run.worker(2, two, config(lease, TTL, 2)));
+            for (int round = 0; round < Soak.rounds(2); round++) {
+                killConnectionsWhileHeld(run, workers);
+            }
+            run.finish();
+        }
+    }
+
+    @Test
+    void databaseRestart() throws Exception {
+        String lease = "jdbc-restart";
+        try (FaultRun run = new FaultRun("jdbc-database-restart", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS,
+                ledger(lease)); LeaseEngine one = engine(); LeaseEngine two = engine()) {
+            List<LeaseWorker> workers = List.of(run.worker(1, one, config(lease, TTL, 3)),
+                    run.worker(2, two, config(lease, TTL, 3)));
+            for (int round = 0; round < Soak.rounds(1); round++) {
+                restartWhileHeld(run, workers);
+            }
+            run.finish();
+        }
+    }
+
+    @Test
+    void wallClockJumpsOnTheHolderChangeNothing() throws Exception {
+        Path library = Faketime.requireLibrary();
+        String lease = "jdbc-clock";
+        Duration ttl = seconds(6);
+        Path offset = Files.createTempFile("faketime-jdbc", ".offset");
+        Faketime.set(offset, "+0");
+        try (FaultRun run = new FaultRun("jdbc-wall-clock-jumps", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS,
+                ledger(lease)); LeaseEngine local = engine()) {
+            ChildHolder child = run.child(1, childArgs(lease, ttl, 4), Faketime.environment(library, offset));
+            run.worker(2, local, config(lease, ttl, 4));
+            ClockJumps.jump(run, child, offset, Soak.rounds(1));
+            run.finish();
+            assertThat(run.history.interruptsOf(child.worker())).as("leases the jumping holder lost").isZero();
+        }
+        finally {
+            Files.deleteIfExists(offset);
+        }
+    }
+
+    @Test
+    void randomMix() throws Exception {
+        String lease = "jdbc-mix";
+        Random random = new Random(4242);
+        try (FaultRun run = new FaultRun("jdbc-random-mix", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS, ledger(lease));
+                LeaseEngine one = engine(); LeaseEngine two = engine()) {
+            ChildHolder child = run.child(3, childArgs(lease, TTL, 5), Map.of());
+            List<LeaseWorker> workers = List.of(run.worker(1, one, config(lease, TTL, 5)),
+                    run.worker(2, two, config(lease, TTL, 5)));
+            for (int round = 0; round < Soak.rounds(3); round++) {
+                switch (random.nextInt(3)) {
+                    case 0 -> ZooKeeperFaultScenariosTest.pauseUntilTakenOver(run, child);
+                    case 1 -> killConnectionsWhileHeld(run, workers);
+                    default -> restartWhileHeld(run, workers);
+                }
+            }
+            run.finish();
+        }
+    }
+
+    /** Terminates every holder connection, again and again, until no in-process worker holds the lease. */
+    private static void killConnectionsWhileHeld(FaultRun run, List<LeaseWorker> workers) {
+        await().atMost(BOUND).pollInterval(POLL).until(() -> workers.stream().anyMatch(LeaseWorker::holding));
+        JdbcTemplate admin = new JdbcTemplate(postgres.getPostgresDatabase());
+        String kill = "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ?";
+        run.fault("pg_terminate_backend of every holder connection until the holder let go", System.nanoTime());
+        await().atMost(BOUND).pollInterval(Duration.ofMillis(20)).until(() -> {
+            admin.queryForObject(kill, Integer.class, HOLDERS);
+            return workers.stream().noneMatch(LeaseWorker::holding);
+        });
+    }
+
+    /** Stops PostgreSQL while a worker holds the lease, until nobody holds it, then starts it again. */
+    private static void restartWhileHeld(FaultRun run, List<LeaseWorker> workers) throws IOException {
+        await().atMost(BOUND).pollInterval(POLL).until(() -> workers.stream().anyMatch(LeaseWorker::holding));
+        postgres.close();
+        run.fault("stopped PostgreSQL until the holder let go, then started it again", System.nanoTime());
+        await().atMost(BOUND).pollInterval(POLL).until(() -> workers.stream().noneMatch(LeaseWorker::holding));
+        postgres = startPostgres();
+        long upAt = System.nanoTime();
+        await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantedSince(upAt, -1));
+    }
+
+    private static DataSource holderDataSource() {
+        return postgres.getPostgresDatabase(Map.of("ApplicationName", HOLDERS));
+    }
+
+    private static LeaseEngine engine() {
+        return ZooKeeperHolder.engine(new JdbcLeaseBackend(holderDataSource()), LeaseKind.CORRECTNESS);
+    }
+
+    private static Ledger ledger(String resource) {
+        new Ledger(postgres.getPostgresDatabase(), Ledger.Check.FENCED, resource);
+        return Ledger.attach(holderDataSource(), Ledger.Check.FENCED, resource);
+    }
+
+    private static LeaseWorker.Config config(String lease, Duration ttl, long seed) {
+        return new LeaseWorker.Config(lease, LeaseKind.CORRECTNESS, ttl, WAIT, HOLD, seed);
+    }
+
+    private static Map<String, String> childArgs(String lease, Duration ttl, long seed) {
+        Map<String, String> args = new HashMap<>();
+        args.put("backend", "jdbc");
+        args.put("jdbc-url", postgres.getJdbcUrl("postgres", "postgres"));
+        args.put("lease", lease);
+        args.put("resource", lease);
+        args.put("ledger-url", postgres.getJdbcUrl("postgres", "postgres"));
+        args.put("ttl-ms", Long.toString(ttl.toMillis()));
+        args.put("wait-ms", Long.toString(WAIT.toMillis()));
+        args.put("hold-ms", "800");
+        args.put("seed", Long.toString(seed));
+        return args;
+    }
+}

@@ -1,0 +1,138 @@
+package dev.lease.faults;
+
+import java.time.Duration;
+import java.util.Random;
+
+import dev.lease.LeaseKind;
+import dev.lease.LeaseLostException;
+import dev.lease.LeaseSpec;
+import dev.lease.LeaseTemplate;
+import dev.lease.LeaseUnavailableException;
+import dev.lease.faults.History.Kind;
+import dev.lease.faults.History.Outcome;
+
+/**
+ * One holder of a fault scenario, in this JVM or in a child: loops acquire → work → write(token) → release through
+ * the real engine ({@link LeaseTemplate#execute}), so renewal, monotonic validity and interrupt-on-loss are all
+ * exercised, and reports every step to an {@link EventSink}. The work before the write is a sleep, so a holder that
+ * is paused or cut off while holding wakes up and tries to write with its old token unless the interrupt stops it
+ * first: that write is what the fence must refuse.
+ */
+final class LeaseWorker implements Runnable {
+
+    /** What a worker leases and how long it holds. */
+    record Config(String lease, LeaseKind kind, Duration ttl, Duration waitFor, Duration maxHold, long seed) {
+
+        LeaseSpec spec() {
+            return LeaseSpec.of(lease, kind).withTtl(ttl).withWaitFor(waitFor);
+        }
+    }
+
+    private static final Duration BACKOFF = Duration.ofMillis(100);
+
+    private final int worker;
+    private final LeaseTemplate engine;
+    private final Ledger ledger;
+    private final Config config;
+    private final EventSink sink;
+    private final Random random;
+    private long seq;
+    private volatile boolean stopped;
+    private volatile boolean holding;
+
+    LeaseWorker(int worker, LeaseTemplate engine, Ledger ledger, Config config, EventSink sink) {
+        this.worker = worker;
+        this.engine = engine;
+        this.ledger = ledger;
+        this.config = config;
+        this.sink = sink;
+        this.random = new Random(config.seed() * 1_000_003 + worker);
+    }
+
+    void stop() {
+        stopped = true;
+    }
+
+    boolean holding() {
+        return holding;
+    }
+
+    @Override
+    public void run() {
+        while (!stopped) {
+            Thread.interrupted(); // a loss interrupt that arrived as the last cycle ended is not for the next one
+            cycle();
+        }
+    }
+
+    private void cycle() {
+        long acquire = nextId();
+        long[] token = { -1 };
+        long[] release = { 0 };
+        sink.invoke(acquire, Kind.ACQUIRE, System.nanoTime());
+        try {
+            engine.execute(config.spec(), lease -> {
+                token[0] = lease.hasToken() ? lease.token().value() : 0;
+                sink.complete(acquire, Kind.ACQUIRE, Outcome.OK, token[0], System.nanoTime(), null);
+                holding = true;
+                try {
+                    Thread.sleep(random.nextInt((int) config.maxHold().toMillis() + 1));
+                    write(lease.name(), token[0]);
+                }
+                catch (InterruptedException ex) {
+                    sink.interrupted(System.nanoTime());
+                    throw ex;
+                }
+                finally {
+                    holding = false;
+                }
+                release[0] = nextId();
+                sink.invoke(release[0], Kind.RELEASE, System.nanoTime());
+                return null;
+            });
+            sink.complete(release[0], Kind.RELEASE, Outcome.OK, token[0], System.nanoTime(), null);
+        }
+        catch (LeaseUnavailableException ex) {
+            sink.complete(acquire, Kind.ACQUIRE, Outcome.FAIL, -1, System.nanoTime(), ex.getMessage());
+            backoff();
+        }
+        catch (LeaseLostException ex) {
+            if (release[0] != 0) {
+                sink.complete(release[0], Kind.RELEASE, Outcome.FAIL, token[0], System.nanoTime(), ex.getMessage());
+            }
+        }
+        catch (RuntimeException ex) {
+            if (token[0] < 0) {
+                sink.complete(acquire, Kind.ACQUIRE, Outcome.UNKNOWN, -1, System.nanoTime(), ex.toString());
+            }
+            backoff();
+        }
+    }
+
+    private void write(String lease, long token) {
+        long write = nextId();
+        sink.invoke(write, Kind.WRITE, System.nanoTime());
+        try {
+            boolean accepted = ledger.write(lease, token, write);
+            sink.complete(write, Kind.WRITE, accepted ? Outcome.OK : Outcome.FAIL, token, System.nanoTime(),
+                    accepted ? null : "stale token refused by the fence");
+        }
+        catch (RuntimeException ex) {
+            // The commit may or may not have happened: the checker looks for it in the table either way.
+            sink.complete(write, Kind.WRITE, Outcome.UNKNOWN, token, System.nanoTime(), ex.toString());
+        }
+    }
+
+    private long nextId() {
+        return worker * 1_000_000_000L + (++seq);
+    }
+
+    private void backoff() {
+        try {
+            Thread.sleep(BACKOFF.toMillis());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package dev.lease.faults;
+
+import static dev.lease.testing.TestTiming.seconds;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
+import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
+
+import dev.lease.LeaseKind;
+import dev.lease.core.LeaseEngine;
+import dev.lease.redis.RedisLeaseBackend;
+import dev.lease.testing.TestTiming;
+import redis.embedded.RedisServer;
+
+/**
+ * EFFICIENCY leases on Redis under a restart and a paused server ({@code kill -STOP} of redis-server). Redis has no
+ * fencing token, so nothing stops a second holder: the suite counts the overlaps instead of failing, and still
+ * checks that no acknowledged write is lost.
+ */
+class RedisFaultScenariosTest {
+
+    private static final Duration TTL = seconds(2);
+    private static final Duration HOLD = Duration.ofMillis(1500);
+    private static final Duration BOUND = seconds(30);
+    private static final Duration POLL = Duration.ofMillis(5);
+
+    private static int port;
+    private static RedisServer redis;
+    private final List<LettuceConnectionFactory> factories = new ArrayList<>();
+
+    @BeforeAll
+    static void start() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        redis = RedisServer.newRedisServer().port(port).bind("127.0.0.1").setting("save \"\"")
+                .setting("appendonly no").build();
+        redis.start();
+    }
+
+    @AfterAll
+    static void stop() throws IOException {
+        if (redis != null && redis.isActive()) {
+            redis.stop();
+        }
+    }
+
+    @AfterEach
+    void closeConnections() {
+        factories.forEach(LettuceConnectionFactory::destroy);
+    }
+
+    @Test
+    void restart() throws Exception {
+        runRedis("redis-restart", "restarted redis-server (no persistence: every key is gone)", 11, () -> {
+            redis.stop();
+            return () -> redis.start();
+        });
+    }
+
+    @Test
+    void pausedServer() throws Exception {
+        runRedis("redis-paused-server", "SIGSTOP of redis-server until the holder let go, then SIGCONT", 12, () -> {
+            long pid = redisPid();
+            Signals.send(pid, "STOP");
+            return () -> Signals.send(pid, "CONT");
+        });
+    }
+
+    private void runRedis(String scenario, String what, long seed, Fault fault) throws Exception {
+        String lease = scenario;
+        Ledger ledger = new Ledger(new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2).generateUniqueName(true)
+                .build(), Ledger.Check.BROKEN, lease);
+        List<LeaseEngine> engines = new ArrayList<>();
+        try (FaultRun run = new FaultRun(scenario, "redis", LeaseKind.EFFICIENCY, ledger)) {
+            List<LeaseWorker> workers = new ArrayList<>();
+            for (int w = 1; w <= 3; w++) {
+                LeaseEngine engine = ZooKeeperHolder.engine(new RedisLeaseBackend(connectionFactory(), "lease:"),
+                        LeaseKind.EFFICIENCY);
+                engines.add(engine);
+                workers.add(run.worker(w, engine, new LeaseWorker.Config(lease, LeaseKind.EFFICIENCY, TTL, seconds(3),
+                        HOLD, seed)));
+            }
+            for (int round = 0; round < Soak.rounds(2); round++) {
+                await().atMost(BOUND).pollInterval(POLL).until(() -> workers.stream().anyMatch(LeaseWorker::holding));
+                Undo undo = fault.inject();
+                run.fault(what, System.nanoTime());
+                await().atMost(BOUND).pollInterval(POLL).until(() -> workers.stream().noneMatch(LeaseWorker::holding));
+                undo.run();
+                long upAt = System.nanoTime();
+                await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantedSince(upAt, -1));
+            }
+            run.finish();
+        }
+        finally {
+            engines.forEach(LeaseEngine::close);
+        }
+    }
+
+    private LettuceConnectionFactory connectionFactory() {
+        LettuceClientConfiguration client = LettuceClientConfiguration.builder()
+                .commandTimeout(TestTiming.millis(500)).shutdownTimeout(Duration.ZERO).build();
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port),
+                client);
+        factory.afterPropertiesSet();
+        factory.start();
+        factories.add(factory);
+        return factory;
+    }
+
+    /** redis-server's own pid, as it reports it (embedded-redis does not expose the process). */
+    private long redisPid() {
+        StringRedisTemplate admin = new StringRedisTemplate(connectionFactory());
+        Properties info = admin.execute((RedisCallback<Properties>) c -> c.serverCommands().info("server"));
+        return Long.parseLong(info.getProperty("process_id").trim());
+    }
+
+    @FunctionalInterface
+    private interface Fault {
+        Undo inject() throws Exception;
+    }
+
+    @FunctionalInterface
+    private interface Undo {
+        void run() throws Exception;
+    }
+}

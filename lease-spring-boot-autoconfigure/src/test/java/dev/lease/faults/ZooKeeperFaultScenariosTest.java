@@ -1,0 +1,292 @@
+package dev.lease.faults;
+
+import static dev.lease.testing.TestTiming.seconds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.IntStream;
+
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import dev.lease.LeaseKind;
+import dev.lease.testing.TcpProxy;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+
+/**
+ * Fault scenarios on ZooKeeper, the fenced backend whose lease is a session: paused holders, frozen networks,
+ * leader and ensemble loss, wall-clock jumps and a seeded random mix. Every write goes through {@link Ledger} (the
+ * real JdbcFence on PostgreSQL) and the history check must find no stale write accepted and nothing lost.
+ */
+class ZooKeeperFaultScenariosTest {
+
+    private static final int TICK_MS = 250;
+    private static final Duration SESSION = seconds(2);
+    private static final Duration WAIT = seconds(3);
+    /** Long enough that a fault often strikes while the work runs, so interrupt-on-loss is exercised. */
+    private static final Duration HOLD = Duration.ofMillis(1500);
+    private static final Duration BOUND = seconds(30);
+    private static final Duration POLL = Duration.ofMillis(5);
+
+    private static EmbeddedPostgres postgres;
+    private static TestingServer zookeeper;
+
+    @BeforeAll
+    static void start() throws Exception {
+        postgres = EmbeddedPostgres.builder().start();
+        zookeeper = new TestingServer(spec(-1), true);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (zookeeper != null) {
+            zookeeper.close();
+        }
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+
+    @Test
+    void pausedHolder() throws Exception {
+        String lease = "zk-paused";
+        try (FaultRun run = new FaultRun("zookeeper-paused-holder", "zookeeper", LeaseKind.CORRECTNESS, ledger(lease));
+                ZooKeeperHolder local = ZooKeeperHolder.connect(zookeeper.getConnectString(), SESSION)) {
+            ChildHolder child = run.child(1, childArgs(lease, zookeeper.getConnectString(), SESSION, 1), Map.of());
+            run.worker(2, local.engine(), config(lease, SESSION, 2));
+            for (int round = 0; round < Soak.rounds(2); round++) {
+                pauseUntilTakenOver(run, child);
+            }
+            run.finish();
+        }
+    }
+
+    @Test
+    void networkFreezePastTheSessionTimeout() throws Exception {
+        String lease = "zk-freeze";
+        try (FaultRun run = new FaultRun("zookeeper-network-freeze", "zookeeper", LeaseKind.CORRECTNESS, ledger(lease));
+                TcpProxy proxy1 = new TcpProxy(zookeeper.getPort());
+                TcpProxy proxy2 = new TcpProxy(zookeeper.getPort());
+                ZooKeeperHolder one = ZooKeeperHolder.connect(proxy1.address(), SESSION);
+                ZooKeeperHolder two = ZooKeeperHolder.connect(proxy2.address(), SESSION)) {
+            List<LeaseWorker> workers = List.of(run.worker(1, one.engine(), config(lease, SESSION, 3)),
+                    run.worker(2, two.engine(), config(lease, SESSION, 3)));
+            List<TcpProxy> proxies = List.of(proxy1, proxy2);
+            for (int round = 0; round < Soak.rounds(2); round++) {
+                await().atMost(BOUND).pollInterval(POLL).until(() -> workers.stream().anyMatch(LeaseWorker::holding));
+                int victim = workers.get(0).holding() ? 0 : 1;
+                proxies.get(victim).freeze();
+                long frozenAt = System.nanoTime();
+                run.fault("froze the network of worker " + (victim + 1), frozenAt);
+                await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantedSince(frozenAt, victim + 1));
+                proxies.get(victim).unfreeze();
+            }
+            run.finish();
+        }
+    }
+
+    @Test
+    void wallClockJumpsOnTheHolderChangeNothing() throws Exception {
+        Path library = Faketime.requireLibrary();
+        String lease = "zk-clock";
+        Duration session = seconds(6);
+        Path offset = Files.createTempFile("faketime-zk", ".offset");
+        Faketime.set(offset, "+0");
+        try (FaultRun run = new FaultRun("zookeeper-wall-clock-jumps", "zookeeper", LeaseKind.CORRECTNESS, ledger(lease));
+                ZooKeeperHolder local = ZooKeeperHolder.connect(zookeeper.getConnectString(), session)) {
+            ChildHolder child = run.child(1, childArgs(lease, zookeeper.getConnectString(), session, 4),
+                    Faketime.environment(library, offset));
+            run.worker(2, local.engine(), config(lease, session, 4));
+            ClockJumps.jump(run, child, offset, Soak.rounds(1));
+            run.finish();
+            assertThat(run.history.interruptsOf(child.worker())).as("leases the jumping holder lost").isZero();
+        }
+        finally {
+            Files.deleteIfExists(offset);
+        }
+    }
+
+    @Test
+    void leaderKill() throws Exception {
+        String lease = "zk-leader";
+        try (TestingCluster cluster = cluster();
+                FaultRun run = new FaultRun("zookeeper-leader-kill", "zookeeper (3 nodes)", LeaseKind.CORRECTNESS,
+                        ledger(lease));
+                ZooKeeperHolder one = ZooKeeperHolder.connect(cluster.getConnectString(), seconds(4));
+                ZooKeeperHolder two = ZooKeeperHolder.connect(cluster.getConnectString(), seconds(4))) {
+            run.worker(1, one.engine(), config(lease, seconds(4), 5));
+            run.worker(2, two.engine(), config(lease, seconds(4), 5));
+            for (int round = 0; round < Soak.rounds(2); round++) {
+                long before = System.nanoTime();
+                await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantedSince(before, -1));
+                InstanceSpec leader = leaderOf(cluster);
+                cluster.killServer(leader);
+                long killedAt = System.nanoTime();
+                run.fault("killed the leader " + leader.getConnectString(), killedAt);
+                await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantedSince(killedAt, -1));
+                cluster.restartServer(leader);
+            }
+            run.finish();
+        }
+    }
+
+    @Test
+    void fullEnsembleOutage() throws Exception {
+        String lease = "zk-ensemble";
+        try (TestingCluster cluster = cluster();
+                FaultRun run = new FaultRun("zookeeper-full-ensemble-outage", "zookeeper (3 nodes)",
+                        LeaseKind.CORRECTNESS, ledger(lease));
+                ZooKeeperHolder one = ZooKeeperHolder.connect(cluster.getConnectString(), seconds(4));
+                ZooKeeperHolder two = ZooKeeperHolder.connect(cluster.getConnectString(), seconds(4))) {
+            List<LeaseWorker> workers = List.of(run.worker(1, one.engine(), config(lease, seconds(4), 6)),
+                    run.worker(2, two.engine(), config(lease, seconds(4), 6)));
+            for (int round = 0; round < Soak.rounds(1); round++) {
+                await().atMost(BOUND).pollInterval(POLL).until(() -> workers.stream().anyMatch(LeaseWorker::holding));
+                long downAt = System.nanoTime();
+                for (InstanceSpec server : cluster.getInstances()) {
+                    cluster.killServer(server);
+                }
+                run.fault("stopped all three servers", downAt);
+                await().atMost(BOUND).pollInterval(POLL).until(() -> workers.stream().noneMatch(LeaseWorker::holding));
+                for (InstanceSpec server : cluster.getInstances()) {
+                    cluster.restartServer(server);
+                }
+                long upAt = System.nanoTime();
+                await().atMost(BOUND.multipliedBy(2)).pollInterval(POLL).until(() -> run.grantedSince(upAt, -1));
+            }
+            run.finish();
+        }
+    }
+
+    @Test
+    void randomMix() throws Exception {
+        String lease = "zk-mix";
+        Random random = new Random(20240607);
+        try (FaultRun run = new FaultRun("zookeeper-random-mix", "zookeeper", LeaseKind.CORRECTNESS, ledger(lease));
+                TcpProxy proxy1 = new TcpProxy(zookeeper.getPort());
+                TcpProxy proxy2 = new TcpProxy(zookeeper.getPort());
+                ZooKeeperHolder one = ZooKeeperHolder.connect(proxy1.address(), SESSION);
+                ZooKeeperHolder two = ZooKeeperHolder.connect(proxy2.address(), SESSION)) {
+            ChildHolder child = run.child(3, childArgs(lease, zookeeper.getConnectString(), SESSION, 7), Map.of());
+            List<TcpProxy> proxies = List.of(proxy1, proxy2);
+            run.worker(1, one.engine(), config(lease, SESSION, 7));
+            run.worker(2, two.engine(), config(lease, SESSION, 7));
+            for (int round = 0; round < Soak.rounds(4); round++) {
+                int victim = random.nextInt(2);
+                TcpProxy proxy = proxies.get(victim);
+                long at = System.nanoTime();
+                switch (random.nextInt(6)) {
+                    case 0 -> pauseUntilTakenOver(run, child);
+                    case 1 -> {
+                        proxy.freeze();
+                        run.fault("froze the network of worker " + (victim + 1), at);
+                        await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantedSince(at, victim + 1));
+                        proxy.unfreeze();
+                    }
+                    case 2 -> {
+                        proxy.drop(true);
+                        run.fault("dropped the packets of worker " + (victim + 1), at);
+                        await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantedSince(at, victim + 1));
+                        proxy.drop(false);
+                        proxy.reset();
+                    }
+                    case 3 -> {
+                        proxy.reset();
+                        run.fault("reset the connections of worker " + (victim + 1), at);
+                        await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantedSince(at, -1));
+                    }
+                    case 4 -> {
+                        proxy.delay(Duration.ofMillis(400));
+                        run.fault("delayed the network of worker " + (victim + 1) + " by 400 ms", at);
+                        await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantedSince(at, -1));
+                        proxy.delay(Duration.ZERO);
+                    }
+                    default -> {
+                        zookeeper.restart();
+                        run.fault("restarted the ZooKeeper server", at);
+                        await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantedSince(at, -1));
+                    }
+                }
+            }
+            run.finish();
+        }
+    }
+
+    /** Pauses the child while it holds the lease, until another worker got it, then resumes it. */
+    static void pauseUntilTakenOver(FaultRun run, ChildHolder child) throws Exception {
+        long grants = run.grantsOf(child.worker());
+        await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantsOf(child.worker()) > grants && child.holding());
+        child.pause();
+        long pausedAt = System.nanoTime();
+        await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantedSince(pausedAt, child.worker()));
+        child.resume();
+        run.fault("SIGSTOP of child holder " + child.worker() + " until taken over, then SIGCONT", System.nanoTime());
+    }
+
+    private static Ledger ledger(String resource) {
+        return new Ledger(postgres.getPostgresDatabase(), Ledger.Check.FENCED, resource);
+    }
+
+    private static LeaseWorker.Config config(String lease, Duration ttl, long seed) {
+        return new LeaseWorker.Config(lease, LeaseKind.CORRECTNESS, ttl, WAIT, HOLD, seed);
+    }
+
+    private static Map<String, String> childArgs(String lease, String connect, Duration session, long seed) {
+        Map<String, String> args = new HashMap<>();
+        args.put("backend", "zookeeper");
+        args.put("connect", connect);
+        args.put("session-ms", Long.toString(session.toMillis()));
+        args.put("root", ZooKeeperHolder.ROOT);
+        args.put("lease", lease);
+        args.put("resource", lease);
+        args.put("ledger-url", postgres.getJdbcUrl("postgres", "postgres"));
+        args.put("ttl-ms", Long.toString(session.toMillis()));
+        args.put("wait-ms", Long.toString(WAIT.toMillis()));
+        args.put("hold-ms", "800");
+        args.put("seed", Long.toString(seed));
+        return args;
+    }
+
+    static InstanceSpec spec(int serverId) {
+        return new InstanceSpec(null, -1, -1, -1, true, serverId, TICK_MS, -1,
+                Map.of("maxSessionTimeout", "600000", "4lw.commands.whitelist", "*"));
+    }
+
+    private static TestingCluster cluster() throws Exception {
+        List<InstanceSpec> specs = IntStream.rangeClosed(1, 3).mapToObj(ZooKeeperFaultScenariosTest::spec).toList();
+        TestingCluster cluster = new TestingCluster(new ArrayList<>(specs));
+        cluster.start();
+        return cluster;
+    }
+
+    private static InstanceSpec leaderOf(TestingCluster cluster) {
+        return await().atMost(BOUND).pollInterval(Duration.ofMillis(50)).until(() -> cluster.getInstances().stream()
+                .filter(s -> srvr(s.getPort()).contains("Mode: leader")).findFirst().orElse(null), s -> s != null);
+    }
+
+    private static String srvr(int port) {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            socket.getOutputStream().write("srvr".getBytes(StandardCharsets.US_ASCII));
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+        }
+        catch (IOException ex) {
+            return "";
+        }
+    }
+}

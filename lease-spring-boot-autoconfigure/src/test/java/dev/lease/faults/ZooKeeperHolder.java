@@ -1,0 +1,51 @@
+package dev.lease.faults;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+
+import dev.lease.LeaseKind;
+import dev.lease.core.BackendRouter;
+import dev.lease.core.LeaseDefaults;
+import dev.lease.core.LeaseEngine;
+import dev.lease.spi.LeaseBackend;
+import dev.lease.testing.TestTiming;
+import dev.lease.zookeeper.ZooKeeperLeaseBackend;
+
+/** An in-process "application instance" on ZooKeeper: its own client (session), backend and engine. */
+record ZooKeeperHolder(CuratorFramework client, ZooKeeperLeaseBackend backend, LeaseEngine engine)
+        implements AutoCloseable {
+
+    static final String ROOT = "/fault-leases";
+
+    static ZooKeeperHolder connect(String connectString, Duration sessionTimeout) throws InterruptedException {
+        CuratorFramework client = CuratorFrameworkFactory.builder().connectString(connectString)
+                .sessionTimeoutMs((int) sessionTimeout.toMillis()).connectionTimeoutMs((int) sessionTimeout.toMillis())
+                .retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
+        client.start();
+        if (!client.blockUntilConnected((int) TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS)) {
+            client.close();
+            throw new IllegalStateException("could not connect to ZooKeeper at " + connectString);
+        }
+        ZooKeeperLeaseBackend backend = new ZooKeeperLeaseBackend(client, ROOT, sessionTimeout);
+        return new ZooKeeperHolder(client, backend, engine(backend, LeaseKind.CORRECTNESS));
+    }
+
+    static LeaseEngine engine(LeaseBackend backend, LeaseKind kind) {
+        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+        routes.put(kind, backend);
+        return new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());
+    }
+
+    @Override
+    public void close() {
+        engine.close();
+        backend.close();
+        client.close();
+    }
+}
