@@ -19,10 +19,12 @@ import dev.lease.memory.InMemoryLeaseBackend;
 class Demo implements CommandLineRunner {
 
     private final ReportJob job;
+    private final BatchImport batchImport;
     private final InMemoryLeaseBackend backend;
 
-    Demo(ReportJob job, InMemoryLeaseBackend backend) {
+    Demo(ReportJob job, BatchImport batchImport, InMemoryLeaseBackend backend) {
         this.job = job;
+        this.batchImport = batchImport;
         this.backend = backend;
     }
 
@@ -62,6 +64,9 @@ class Demo implements CommandLineRunner {
         finally {
             pool.shutdownNow();
         }
+        job.log().add("imported " + batchImport.importAll(List.of("2026-11", "2026-12")) + " batches: "
+                + batchImport.written());
+        job.log().add(batchImport.nightlyReport());
         job.log().forEach(line -> System.out.println("  " + line));
     }
 }

@@ -24,5 +24,6 @@ class QuickstartApplicationTest {
         }
         assertThat(log.stream().filter(l -> l.endsWith("cleans up"))).hasSizeBetween(1, 3);
         assertThat(log).anyMatch(l -> l.startsWith("caller got LeaseLostException: Lease 'long-work' (token 1) was lost"));
+        assertThat(log).contains("imported 2 batches: {2026-11=1, 2026-12=1}", "report written under nightly-report");
     }
 }
