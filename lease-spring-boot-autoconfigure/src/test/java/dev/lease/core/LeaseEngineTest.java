@@ -191,11 +191,9 @@ class LeaseEngineTest {
     void validityCountsFromBeforeTheRequestWasSent() {
         scripted.acquireDelay = Duration.ofMillis(600);
         Duration ttl = Duration.ofSeconds(2);
-        long before = System.nanoTime();
         try (Lease lease = engine.acquire(spec("slow-grant").withTtl(ttl))) {
-            long elapsed = System.nanoTime() - before;
-            assertThat(lease.remaining()).isLessThanOrEqualTo(ttl.minusNanos(elapsed).plusMillis(1))
-                    .isLessThanOrEqualTo(ttl.minusMillis(600));
+            // Counted from after the grant came back, 2 s would remain; from before the request, at most 1.4 s.
+            assertThat(lease.remaining()).isLessThanOrEqualTo(ttl.minusMillis(600));
         }
     }
 
