@@ -69,6 +69,7 @@ final class Peers {
     static Locker springIntegrationJdbc(DataSource dataSource) {
         DefaultLockRepository repository = new DefaultLockRepository(dataSource);
         repository.setTimeToLive(10_000);
+        repository.setTransactionManager(new org.springframework.jdbc.support.JdbcTransactionManager(dataSource));
         repository.afterPropertiesSet();
         repository.afterSingletonsInstantiated();
         return registry(new JdbcLockRegistry(repository));
