@@ -75,7 +75,9 @@ public final class Benchmarks {
                         : "results.md"));
         String loadBefore = load();
         Instant started = Instant.now();
-        List<Row> rows = run(smoke ? Settings.smokeRun() : Settings.fullRun());
+        String only = List.of(args).stream().filter(a -> a.startsWith("--only=")).map(a -> a.substring(7))
+                .findFirst().orElse("uncontended,loss,hold,overhead");
+        List<Row> rows = run(smoke ? Settings.smokeRun() : Settings.fullRun(), only);
         String markdown = Report.markdown(rows, loadBefore, load(), Duration.between(started, Instant.now()));
         Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(out, markdown);
@@ -86,13 +88,26 @@ public final class Benchmarks {
 
     /** Runs every comparison and returns its rows. */
     static List<Row> run(Settings settings) throws Exception {
+        return run(settings, "uncontended,loss,hold,overhead");
+    }
+
+    /** Runs the named comparisons (uncontended (with handover), loss, hold, overhead) and returns their rows. */
+    static List<Row> run(Settings settings, String only) throws Exception {
         try (Servers servers = Servers.start()) {
             Benchmarks b = new Benchmarks(settings, servers);
             try {
-                b.uncontendedAndHandover();
-                b.lossToInterrupt();
-                b.holdCost();
-                b.interceptorOverhead();
+                if (only.contains("uncontended")) {
+                    b.uncontendedAndHandover();
+                }
+                if (only.contains("loss")) {
+                    b.lossToInterrupt();
+                }
+                if (only.contains("hold")) {
+                    b.holdCost();
+                }
+                if (only.contains("overhead")) {
+                    b.interceptorOverhead();
+                }
             }
             finally {
                 for (int i = b.closeables.size() - 1; i >= 0; i--) {
@@ -448,6 +463,7 @@ public final class Benchmarks {
         LettuceConnectionFactory redis = servers.redisFactory();
         LettuceConnectionFactory redisAdmin = servers.redisFactory();
         CountingDataSource pool = new CountingDataSource(servers.pool("hold"));
+        new JdbcLeaseBackend(pool).createSchema();
         for (int count : settings.holdCounts()) {
             int zkCount = Math.min(count, settings.zkHoldLimit());
             ZooKeeperLeaseBackend zkBackend = own(new ZooKeeperLeaseBackend(zk, "/hold", Servers.ZK_SESSION));
@@ -456,7 +472,7 @@ public final class Benchmarks {
                             + "ZooKeeper server");
             RedisLeaseBackend redisBackend = own(new RedisLeaseBackend(redis, "hold:"));
             hold("redis", count, redisBackend, () -> servers.redisCommands(redisAdmin),
-                    "round trips = commands the server executed (INFO commandstats)");
+                    "round trips = commands the clients sent (INFO commandstats, less the GET/PEXPIRE/DEL/PUBLISH our scripts run inside Redis)");
             hold("jdbc", count, new JdbcLeaseBackend(pool), pool::roundTrips,
                     "round trips = statements + commits through the pool");
         }
