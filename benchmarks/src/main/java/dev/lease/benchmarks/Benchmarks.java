@@ -60,6 +60,7 @@ public final class Benchmarks {
 
     private final Settings settings;
     private final Servers servers;
+    private String only = "";
     private final List<Row> rows = new ArrayList<>();
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
@@ -95,6 +96,7 @@ public final class Benchmarks {
     static List<Row> run(Settings settings, String only) throws Exception {
         try (Servers servers = Servers.start()) {
             Benchmarks b = new Benchmarks(settings, servers);
+            b.only = only;
             try {
                 if (only.contains("uncontended")) {
                     b.uncontendedAndHandover();
@@ -159,8 +161,10 @@ public final class Benchmarks {
                         Peers.springIntegrationRedis(r2)),
                 Contender.of("ShedLock RedisLockProvider", Peers.shedLockRedis(r1), Peers.shedLockRedis(r2)));
         // JDBC on PostgreSQL
-        DataSource pool1 = servers.pool("instance-1");
-        DataSource pool2 = servers.pool("instance-2");
+        // Counted, so the handover can show what waiting costs the database.
+        CountingDataSource pool1 = new CountingDataSource(servers.pool("instance-1"));
+        CountingDataSource pool2 = new CountingDataSource(servers.pool("instance-2"));
+        java.util.function.LongSupplier jdbcTrips = () -> pool1.roundTrips() + pool2.roundTrips();
         JdbcLeaseBackend jdbc1 = new JdbcLeaseBackend(pool1);
         jdbc1.createSchema();
         Peers.createSpringIntegrationTable(pool1);
@@ -173,13 +177,30 @@ public final class Benchmarks {
                 Contender.of("Spring Integration JdbcLockRegistry", Peers.springIntegrationJdbc(pool1),
                         Peers.springIntegrationJdbc(pool2)));
 
-        uncontended("ZooKeeper: uncontended acquire+release", zk);
-        uncontended("Redis: uncontended acquire+release", redis);
-        uncontended("JDBC (PostgreSQL): uncontended acquire+release", jdbc);
+        // "--only=uncontended,jdbc" limits these comparisons to some stores; all of them by default.
+        boolean all = !only.matches(".*\\b(zk|redis|jdbc)\\b.*");
+        boolean doZk = all || only.matches(".*\\bzk\\b.*");
+        boolean doRedis = all || only.matches(".*\\bredis\\b.*");
+        boolean doJdbc = all || only.matches(".*\\bjdbc\\b.*");
+        if (doZk) {
+            uncontended("ZooKeeper: uncontended acquire+release", zk);
+        }
+        if (doRedis) {
+            uncontended("Redis: uncontended acquire+release", redis);
+        }
+        if (doJdbc) {
+            uncontended("JDBC (PostgreSQL): uncontended acquire+release", jdbc);
+        }
         for (int waiters : settings.smoke() ? new int[] {8} : new int[] {1, 8, 64}) {
-            handover("ZooKeeper: handover, " + waiters + " waiter(s)", zk, waiters);
-            handover("Redis: handover, " + waiters + " waiter(s)", redis, waiters);
-            handover("JDBC (PostgreSQL): handover, " + waiters + " waiter(s)", jdbc, waiters);
+            if (doZk) {
+                handover("ZooKeeper: handover, " + waiters + " waiter(s)", zk, waiters, null);
+            }
+            if (doRedis) {
+                handover("Redis: handover, " + waiters + " waiter(s)", redis, waiters, null);
+            }
+            if (doJdbc) {
+                handover("JDBC (PostgreSQL): handover, " + waiters + " waiter(s)", jdbc, waiters, jdbcTrips);
+            }
         }
     }
 
@@ -246,16 +267,21 @@ public final class Benchmarks {
         }
     }
 
-    private void handover(String section, List<Contender> all, int waiters) throws Exception {
+    private void handover(String section, List<Contender> all, int waiters, java.util.function.LongSupplier trips)
+            throws Exception {
         List<Contender> contenders = all.stream().filter(c -> c.first() != null && c.first().canWait()).toList();
         Map<Contender, Stats> stats = new LinkedHashMap<>();
         Map<Contender, String> failures = new LinkedHashMap<>();
+        Map<Contender, long[]> statements = new LinkedHashMap<>();
         contenders.forEach(c -> stats.put(c, new Stats()));
+        contenders.forEach(c -> statements.put(c, new long[1]));
         for (int round = 0; round < settings.handoverRounds(); round++) {
             for (int k = 0; k < contenders.size(); k++) {
                 Contender c = contenders.get((k + round) % contenders.size());
                 if (!failures.containsKey(c)) {
+                    long before = trips == null ? 0 : trips.getAsLong();
                     String failure = handoverSlice(c, waiters, "h" + waiters + "-r" + round, stats.get(c));
+                    statements.get(c)[0] += trips == null ? 0 : trips.getAsLong() - before;
                     if (failure != null) {
                         failures.put(c, failure);
                     }
@@ -263,7 +289,17 @@ public final class Benchmarks {
             }
         }
         addRows(section, "µs from release to the next waiter holding it", contenders, stats, failures);
+        if (trips != null) {
+            for (Contender c : contenders) {
+                rows.add(new Row(section, c.name(), "database round trips per handover (all threads)",
+                        statements.get(c)[0] / (double) Math.max(1, stats.get(c).count()), Double.NaN,
+                        stats.get(c).count(), Double.NaN, null));
+            }
+        }
     }
+
+    /** How long each holder keeps the lock in the handover measurement. */
+    static final long HANDOVER_HOLD_MILLIS = 5;
 
     /** Volatile state shared by the threads of one handover slice. */
     private static final class Baton {
@@ -271,11 +307,13 @@ public final class Benchmarks {
         volatile long releasedBy = -1;
         volatile long generation;
         volatile boolean stop;
+        final java.util.concurrent.atomic.AtomicInteger holders = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.atomic.AtomicInteger overlaps = new java.util.concurrent.atomic.AtomicInteger();
     }
 
     /**
      * {@code waiters + 1} threads, split over the two instances, take turns: each acquires, notes how long it took
-     * since the previous holder (another thread) released, releases, and rejoins the queue only after someone else
+     * since the previous holder (another thread) released, holds for {@value #HANDOVER_HOLD_MILLIS} ms, releases, and rejoins the queue only after someone else
      * got the lock, so every sample is a real handover to a waiter.
      */
     private String handoverSlice(Contender c, int waiters, String key, Stats stats) throws InterruptedException {
@@ -290,11 +328,18 @@ public final class Benchmarks {
                     while (!baton.stop) {
                         Locker.Held held = locker.acquire(key);
                         long now = System.nanoTime();
+                        if (baton.holders.incrementAndGet() != 1) {
+                            baton.overlaps.incrementAndGet();
+                        }
                         if (baton.releasedBy != -1 && baton.releasedBy != self && !baton.stop) {
                             stats.add((now - baton.releasedAt) / 1000.0);
                         }
                         long generation = ++baton.generation;
+                        // Hold a little, so that the waiters are really waiting (parked on a watch, a subscription or
+                        // a poll) when the release comes, rather than racing the release with a fresh attempt.
+                        Thread.sleep(HANDOVER_HOLD_MILLIS);
                         baton.releasedBy = self;
+                        baton.holders.decrementAndGet();
                         baton.releasedAt = System.nanoTime();
                         held.close();
                         long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
@@ -319,6 +364,9 @@ public final class Benchmarks {
             if (thread.isAlive()) {
                 return "a waiter did not finish within 60 s";
             }
+        }
+        if (baton.overlaps.get() > 0) {
+            return "mutual exclusion broken: " + baton.overlaps.get() + " times a thread acquired while another held";
         }
         return error.get() == null ? null : describe(error.get());
     }
