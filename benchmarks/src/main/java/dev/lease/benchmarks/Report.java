@@ -88,6 +88,7 @@ final class Report {
                         .getPackage().getImplementationVersion();
                 case "spring-data-redis" -> org.springframework.data.redis.core.RedisTemplate.class.getPackage()
                         .getImplementationVersion();
+                case "postgresql" -> org.postgresql.util.DriverInfo.DRIVER_VERSION;
                 case "lease-spring-boot-autoconfigure" -> dev.lease.Lease.class.getPackage().getImplementationVersion();
                 default -> null;
             };
