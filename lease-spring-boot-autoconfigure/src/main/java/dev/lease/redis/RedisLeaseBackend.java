@@ -39,7 +39,8 @@ public final class RedisLeaseBackend implements LeaseBackend, AutoCloseable {
 
     static final int MAX_KEY_PREFIX_LENGTH = 64;
 
-    private static final Duration BATCH_WINDOW = Duration.ofMillis(3);
+    /** No fixed wait: renewals batch up while the previous request is in flight (see {@link RenewalBatcher}). */
+    private static final Duration BATCH_WINDOW = Duration.ZERO;
     private static final int MAX_BATCH = 256;
 
     private final StringRedisTemplate redis;

@@ -12,9 +12,12 @@ import java.util.concurrent.TimeUnit;
  * own schedule from a small pool; without this, an instance holding many leases would pay one round trip per
  * lease per tick.
  *
- * <p>The first caller of a batch becomes its leader: it waits out the window, closes the batch and sends it,
- * while later callers join the open batch and wait for its answer. Each caller gets the answer for its own
- * grant; a failed request fails every caller of that batch, as one failed renewal each would.
+ * <p>The first caller of a batch becomes its leader: it waits out the window (if any), then for the answer to the
+ * request still in flight (if any), closes the batch and sends it, while later callers join the open batch and
+ * wait for its answer. So a lone renewal goes out at once, and under load renewals gather while the previous
+ * request travels ("group commit"), with no fixed pause that would cap how many renewals a few threads can
+ * send per second. Each caller gets the answer for its own grant; a failed request fails every caller of that
+ * batch, as one failed renewal each would.
  */
 final class RenewalBatcher {
 
@@ -30,6 +33,7 @@ final class RenewalBatcher {
 
     private final Object lock = new Object();
     private Batch open;
+    private boolean inFlight;
 
     RenewalBatcher(BatchRenewer renewer, Duration window, int maxBatch) {
         this.renewer = renewer;
@@ -82,9 +86,19 @@ final class RenewalBatcher {
             }
         }
         synchronized (lock) {
+            // Gather while the previous request travels; a full batch goes out anyway (the connection pipelines).
+            while (inFlight && batch.grants.size() < maxBatch) {
+                try {
+                    lock.wait();
+                }
+                catch (InterruptedException ex) {
+                    interrupted = true;
+                }
+            }
             if (open == batch) {
                 open = null;
             }
+            inFlight = true;
         }
         // The other callers depend on this request: it is sent even if the leader's own renewal was cancelled,
         // with the interrupt set aside so that the client does not abort it.
@@ -101,6 +115,10 @@ final class RenewalBatcher {
             batch.answers.completeExceptionally(ex);
         }
         finally {
+            synchronized (lock) {
+                inFlight = false;
+                lock.notifyAll();
+            }
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }

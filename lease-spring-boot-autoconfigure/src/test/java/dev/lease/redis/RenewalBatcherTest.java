@@ -62,6 +62,46 @@ class RenewalBatcherTest {
         assertThat(requests.size()).as("requests for %d concurrent renewals", callers).isLessThan(callers);
     }
 
+    /**
+     * Without a window, a lone renewal goes out at once, and renewals arriving while it travels gather into the next
+     * request instead of each sending its own: a few renewal threads are then not capped by a fixed pause per batch.
+     */
+    @Test
+    void renewalsGatherWhileARequestIsInFlight() throws Exception {
+        List<List<RedisGrant>> requests = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch firstSent = new CountDownLatch(1);
+        CountDownLatch answerFirst = new CountDownLatch(1);
+        RenewalBatcher batcher = new RenewalBatcher(grants -> {
+            requests.add(grants);
+            firstSent.countDown();
+            try {
+                answerFirst.await(seconds(10).toMillis(), TimeUnit.MILLISECONDS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            boolean[] answers = new boolean[grants.size()];
+            java.util.Arrays.fill(answers, true);
+            return answers;
+        }, Duration.ZERO, 100);
+        Future<Boolean> first = pool.submit(() -> batcher.renew(grant(0, "ours-0")));
+        assertThat(firstSent.await(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).as("lone renewal sent at once")
+                .isTrue();
+        List<Future<Boolean>> later = new ArrayList<>();
+        for (int i = 1; i <= 5; i++) {
+            RedisGrant grant = grant(i, "ours-" + i);
+            later.add(pool.submit(() -> batcher.renew(grant)));
+        }
+        org.awaitility.Awaitility.await().atMost(seconds(10)).pollInterval(Duration.ofMillis(10))
+                .until(() -> batcher.openBatchSize() == 5);
+        answerFirst.countDown();
+        assertThat(first.get(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        for (Future<Boolean> answer : later) {
+            assertThat(answer.get(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        }
+        assertThat(requests).extracting(List::size).containsExactly(1, 5);
+    }
+
     @Test
     void aFailedRequestFailsEveryCallerOfItsBatch() throws Exception {
         RenewalBatcher batcher = new RenewalBatcher(grants -> {

@@ -1,0 +1,80 @@
+package dev.lease.benchmarks;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+import dev.lease.spi.Grant;
+import dev.lease.spi.GrantRequest;
+import dev.lease.spi.LeaseBackend;
+
+/** Passes everything to a backend and notes renewals: how many, and when one first failed per lease name. */
+final class RecordingBackend implements LeaseBackend {
+
+    private final LeaseBackend target;
+    final LongAdder renewals = new LongAdder();
+    final Map<String, Long> renewalFailedAt = new ConcurrentHashMap<>();
+
+    RecordingBackend(LeaseBackend target) {
+        this.target = target;
+    }
+
+    @Override
+    public String id() {
+        return target.id();
+    }
+
+    @Override
+    public boolean issuesFencingTokens() {
+        return target.issuesFencingTokens();
+    }
+
+    @Override
+    public String whyNotFenced() {
+        return target.whyNotFenced();
+    }
+
+    @Override
+    public Optional<Grant> tryAcquire(GrantRequest request) throws Exception {
+        return target.tryAcquire(request);
+    }
+
+    @Override
+    public boolean renew(Grant grant) throws Exception {
+        renewals.increment();
+        boolean renewed;
+        try {
+            renewed = target.renew(grant);
+        }
+        catch (Exception ex) {
+            renewalFailedAt.putIfAbsent(grant.name(), System.nanoTime());
+            throw ex;
+        }
+        if (!renewed) {
+            renewalFailedAt.putIfAbsent(grant.name(), System.nanoTime());
+        }
+        return renewed;
+    }
+
+    @Override
+    public void release(Grant grant) throws Exception {
+        target.release(grant);
+    }
+
+    @Override
+    public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
+        target.awaitRelease(name, maxWait);
+    }
+
+    @Override
+    public Optional<Duration> maxTtl() {
+        return target.maxTtl();
+    }
+
+    @Override
+    public void validateName(String name) {
+        target.validateName(name);
+    }
+}
