@@ -103,10 +103,6 @@ final class HeldLease implements Lease {
         return hasToken() ? token() : null;
     }
 
-    String backendId() {
-        return backend.id();
-    }
-
     @Override
     public boolean isValid() {
         if (lost || closed) {

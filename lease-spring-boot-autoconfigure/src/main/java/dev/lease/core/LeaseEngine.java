@@ -48,11 +48,6 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         this.executors = new RenewalExecutors(Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
     }
 
-    /** The routing this engine uses. */
-    public BackendRouter router() {
-        return router;
-    }
-
     @Override
     public Lease acquire(LeaseSpec spec) {
         Resolved resolved = resolve(spec);
