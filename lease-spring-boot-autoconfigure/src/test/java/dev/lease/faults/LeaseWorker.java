@@ -60,13 +60,13 @@ final class LeaseWorker implements Runnable {
 
     LeaseWorker(int worker, LeaseTemplate engine, Ledger ledger, Config config, EventSink sink,
             BeforeWrite beforeWrite) {
-        this.beforeWrite = beforeWrite;
         this.worker = worker;
         this.engine = engine;
         this.ledger = ledger;
         this.config = config;
         this.sink = sink;
         this.random = new Random(config.seed() * 1_000_003 + worker);
+        this.beforeWrite = beforeWrite;
     }
 
     void stop() {
