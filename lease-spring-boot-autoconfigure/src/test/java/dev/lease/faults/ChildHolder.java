@@ -36,6 +36,9 @@ final class ChildHolder implements AutoCloseable {
     private final CountDownLatch ready = new CountDownLatch(1);
     private final CountDownLatch bye = new CountDownLatch(1);
     private final BlockingQueue<Long> clocks = new LinkedBlockingQueue<>();
+    private final CountDownLatch writeReady = new CountDownLatch(1);
+    private volatile long writeReadyToken = -1;
+    private volatile Boolean interruptedBeforeWrite;
     private volatile boolean holding;
     private volatile boolean paused;
 
@@ -108,6 +111,27 @@ final class ChildHolder implements AutoCloseable {
         paused = false;
     }
 
+    /**
+     * Waits until a child started with {@code pause-before-write=true} holds the lease and stands right before its
+     * first write, and returns the token that write will carry (at once when it is already there).
+     */
+    long awaitWriteReady() throws InterruptedException {
+        if (!writeReady.await(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("child holder " + name + " never got to its first write; see " + logFile());
+        }
+        return writeReadyToken;
+    }
+
+    /** Lets the child's frozen first write go ahead (it does not look at whether it lost the lease meanwhile). */
+    void go() {
+        stdin.println("go");
+    }
+
+    /** Whether the child's engine had interrupted it while its first write was frozen; {@code null} before {@code go}. */
+    Boolean interruptedBeforeWrite() {
+        return interruptedBeforeWrite;
+    }
+
     /** The child's {@code System.currentTimeMillis()} minus ours, measured now. */
     long wallClockOffsetMillis() throws InterruptedException {
         clocks.clear();
@@ -166,6 +190,11 @@ final class ChildHolder implements AutoCloseable {
             case "READY" -> ready.countDown();
             case "BYE" -> bye.countDown();
             case "CLK" -> clocks.add(Long.parseLong(f[1]));
+            case "WRITE_READY" -> {
+                writeReadyToken = Long.parseLong(f[1]);
+                writeReady.countDown();
+            }
+            case "WRITE_GO" -> interruptedBeforeWrite = Boolean.parseBoolean(f[1]);
             case "INT" -> {
                 holding = false;
                 history.interrupted(worker, Long.parseLong(f[1]));

@@ -72,6 +72,21 @@ final class FaultRun implements AutoCloseable {
                 && op.completedAt - since > 0);
     }
 
+    /**
+     * Whether a worker other than {@code except} had a write accepted after {@code since} with a token above
+     * {@code above}: the fence has moved past {@code above}.
+     */
+    boolean writeAcceptedSince(long since, int except, long above) {
+        return history.ops().stream().anyMatch(op -> op.kind == History.Kind.WRITE && op.ok() && op.worker != except
+                && op.completedAt - since > 0 && op.token > above);
+    }
+
+    /** The completed write of {@code worker} with {@code token}, if there is one yet. */
+    History.Op completedWrite(int worker, long token) {
+        return history.ops().stream().filter(op -> op.kind == History.Kind.WRITE && op.worker == worker
+                && op.outcome != History.Outcome.PENDING && op.token == token).findFirst().orElse(null);
+    }
+
     /** How many grants {@code worker} got so far. */
     long grantsOf(int worker) {
         return history.ops().stream().filter(op -> op.kind == History.Kind.ACQUIRE && op.ok() && op.worker == worker)

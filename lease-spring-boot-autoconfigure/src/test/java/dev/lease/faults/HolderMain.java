@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.curator.framework.CuratorFramework;
@@ -29,7 +30,8 @@ import dev.lease.zookeeper.ZooKeeperLeaseBackend;
  * A lease holder in a JVM of its own, so that it can be paused for real ({@code kill -STOP}) or run under a fake
  * wall clock: a real {@link LeaseEngine} over a ZooKeeper or JDBC backend running one {@link LeaseWorker}. Events go
  * to stdout as lines starting with {@value #PREFIX} (anything else on stdout is logging); stdin takes
- * {@code stop} and {@code clock}. Started by {@link ChildHolder}; arguments are {@code key=value}.
+ * {@code stop}, {@code clock} and {@code go}. Started by {@link ChildHolder}; arguments are {@code key=value};
+ * with {@code pause-before-write=true} the first write waits for {@code go} (see {@link PausedWrite}).
  */
 public final class HolderMain {
 
@@ -71,9 +73,10 @@ public final class HolderMain {
                 Duration.ofMillis(Long.parseLong(conf.get("wait-ms"))),
                 Duration.ofMillis(Long.parseLong(conf.get("hold-ms"))), Long.parseLong(conf.get("seed")));
         try (LeaseEngine engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard())) {
+            PausedWrite gate = new PausedWrite(out, Boolean.parseBoolean(conf.get("pause-before-write")));
             LeaseWorker worker = new LeaseWorker(Integer.parseInt(conf.get("worker")), engine, ledger, config,
-                    printing(out));
-            Thread control = new Thread(() -> control(worker, out), "holder-control");
+                    printing(out), gate);
+            Thread control = new Thread(() -> control(worker, gate, out), "holder-control");
             control.setDaemon(true);
             control.start();
             out.println(PREFIX + "READY");
@@ -89,12 +92,15 @@ public final class HolderMain {
         System.exit(0);
     }
 
-    private static void control(LeaseWorker worker, PrintStream out) {
+    private static void control(LeaseWorker worker, PausedWrite gate, PrintStream out) {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
             String line;
             while ((line = in.readLine()) != null) {
                 if (line.equals("clock")) {
                     out.println(PREFIX + "CLK " + System.currentTimeMillis());
+                }
+                else if (line.equals("go")) {
+                    gate.go();
                 }
                 else if (line.equals("stop")) {
                     break;
@@ -105,6 +111,57 @@ public final class HolderMain {
             // The parent went away: stop like on "stop".
         }
         worker.stop();
+        // A worker still waiting at its first write must not keep the child alive: it writes (to the fence) and ends.
+        gate.go();
+    }
+
+    /**
+     * Freezes the worker's first write the way a process stopped between deciding to write and writing is frozen:
+     * prints {@code WRITE_READY <token>}, then waits for {@code go} deaf to interrupts (a stopped process cannot see
+     * the loss its engine declares), and writes right after without looking at the interrupt flag. Interrupts that
+     * arrived meanwhile are reported as {@code INT} lines, and {@code WRITE_GO <interrupted>} says whether there were
+     * any. Later writes pass straight through.
+     */
+    static final class PausedWrite implements LeaseWorker.BeforeWrite {
+
+        private final PrintStream out;
+        private final CountDownLatch go = new CountDownLatch(1);
+        private boolean armed;
+
+        PausedWrite(PrintStream out, boolean armed) {
+            this.out = out;
+            this.armed = armed;
+        }
+
+        @Override
+        public void beforeWrite(long token) {
+            if (!armed) {
+                return;
+            }
+            armed = false;
+            out.println(PREFIX + "WRITE_READY " + token);
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    go.await();
+                    break;
+                }
+                catch (InterruptedException ex) {
+                    out.println(PREFIX + "INT " + System.nanoTime());
+                    interrupted = true;
+                }
+            }
+            // An interrupt racing with "go" is swallowed too: the frozen write must happen whatever the engine says.
+            if (Thread.interrupted()) {
+                out.println(PREFIX + "INT " + System.nanoTime());
+                interrupted = true;
+            }
+            out.println(PREFIX + "WRITE_GO " + interrupted);
+        }
+
+        void go() {
+            go.countDown();
+        }
     }
 
     private static EventSink printing(PrintStream out) {

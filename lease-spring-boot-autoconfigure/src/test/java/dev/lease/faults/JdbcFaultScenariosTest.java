@@ -75,12 +75,17 @@ class JdbcFaultScenariosTest {
         String lease = "jdbc-paused";
         try (FaultRun run = new FaultRun("jdbc-paused-holder", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS, ledger(lease));
                 LeaseEngine local = engine()) {
-            ChildHolder child = run.child(1, childArgs(lease, TTL, 1), Map.of());
+            Map<String, String> args = childArgs(lease, TTL, 1);
+            args.put("pause-before-write", "true");
+            ChildHolder child = run.child(1, args, Map.of());
+            // The child first, alone: a worker that releases and takes the lease again at once can starve it.
+            child.awaitWriteReady();
             run.worker(2, local, config(lease, TTL, 1));
+            ZooKeeperFaultScenariosTest.pauseRightBeforeItsWrite(run, child);
             for (int round = 0; round < Soak.rounds(2); round++) {
                 ZooKeeperFaultScenariosTest.pauseUntilTakenOver(run, child);
             }
-            run.finish();
+            ZooKeeperFaultScenariosTest.assertFenceRefused(run.finish());
         }
     }
 

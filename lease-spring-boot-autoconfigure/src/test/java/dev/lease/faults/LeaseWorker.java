@@ -20,6 +20,19 @@ import dev.lease.faults.History.Outcome;
  */
 final class LeaseWorker implements Runnable {
 
+    /**
+     * Runs in the holder's thread right before each write, with the token the write will carry: a child JVM uses it
+     * to freeze its worker between deciding to write and writing.
+     */
+    @FunctionalInterface
+    interface BeforeWrite {
+
+        BeforeWrite NONE = token -> {
+        };
+
+        void beforeWrite(long token);
+    }
+
     /** What a worker leases and how long it holds. */
     record Config(String lease, LeaseKind kind, Duration ttl, Duration waitFor, Duration maxHold, long seed) {
 
@@ -36,17 +49,24 @@ final class LeaseWorker implements Runnable {
     private final Config config;
     private final EventSink sink;
     private final Random random;
+    private final BeforeWrite beforeWrite;
     private long seq;
     private volatile boolean stopped;
     private volatile boolean holding;
 
     LeaseWorker(int worker, LeaseTemplate engine, Ledger ledger, Config config, EventSink sink) {
+        this(worker, engine, ledger, config, sink, BeforeWrite.NONE);
+    }
+
+    LeaseWorker(int worker, LeaseTemplate engine, Ledger ledger, Config config, EventSink sink,
+            BeforeWrite beforeWrite) {
         this.worker = worker;
         this.engine = engine;
         this.ledger = ledger;
         this.config = config;
         this.sink = sink;
         this.random = new Random(config.seed() * 1_000_003 + worker);
+        this.beforeWrite = beforeWrite;
     }
 
     void stop() {
@@ -77,6 +97,7 @@ final class LeaseWorker implements Runnable {
                 holding = true;
                 try {
                     Thread.sleep(random.nextInt((int) config.maxHold().toMillis() + 1));
+                    beforeWrite.beforeWrite(token[0]);
                     write(lease.name(), token[0]);
                 }
                 catch (InterruptedException ex) {

@@ -68,12 +68,17 @@ class ZooKeeperFaultScenariosTest {
         String lease = "zk-paused";
         try (FaultRun run = new FaultRun("zookeeper-paused-holder", "zookeeper", LeaseKind.CORRECTNESS, ledger(lease));
                 ZooKeeperHolder local = ZooKeeperHolder.connect(zookeeper.getConnectString(), SESSION)) {
-            ChildHolder child = run.child(1, childArgs(lease, zookeeper.getConnectString(), SESSION, 1), Map.of());
+            Map<String, String> args = childArgs(lease, zookeeper.getConnectString(), SESSION, 1);
+            args.put("pause-before-write", "true");
+            ChildHolder child = run.child(1, args, Map.of());
+            // The child first, alone: a worker that releases and takes the lease again at once can starve it.
+            child.awaitWriteReady();
             run.worker(2, local.engine(), config(lease, SESSION, 2));
+            pauseRightBeforeItsWrite(run, child);
             for (int round = 0; round < Soak.rounds(2); round++) {
                 pauseUntilTakenOver(run, child);
             }
-            run.finish();
+            assertFenceRefused(run.finish());
         }
     }
 
@@ -237,6 +242,36 @@ class ZooKeeperFaultScenariosTest {
         await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantedSince(pausedAt, child.worker()));
         child.resume();
         run.fault("SIGSTOP of child holder " + child.worker() + " until taken over, then SIGCONT", System.nanoTime());
+    }
+
+    /**
+     * The stale write fencing exists for, every time: freezes the child (started with {@code pause-before-write})
+     * between deciding to write and writing, until its session or lease expired and another worker took over and
+     * had a write with a newer token accepted; then resumes it and lets the frozen write go with its old token. The
+     * fence must refuse it. A random pause rarely lands there: the engine usually interrupts the holder before it
+     * writes.
+     */
+    static void pauseRightBeforeItsWrite(FaultRun run, ChildHolder child) throws Exception {
+        long token = child.awaitWriteReady();
+        child.pause();
+        long pausedAt = System.nanoTime();
+        await().atMost(BOUND).pollInterval(POLL).until(() -> run.writeAcceptedSince(pausedAt, child.worker(), token));
+        child.resume();
+        long resumedAt = System.nanoTime();
+        child.go();
+        run.fault("SIGSTOP of child holder " + child.worker() + " right before its write with token " + token
+                + " until another worker wrote, then SIGCONT and the write", resumedAt);
+        History.Op write = await().atMost(BOUND).pollInterval(POLL)
+                .until(() -> run.completedWrite(child.worker(), token), op -> op != null);
+        assertThat(write.outcome).as("the frozen write with token " + token + " (" + write.detail + "); interrupted "
+                + "while frozen: " + child.interruptedBeforeWrite()).isEqualTo(History.Outcome.FAIL);
+        assertThat(write.detail).contains("stale token refused");
+    }
+
+    /** The run saw the fence refuse at least one stale write and accept none. */
+    static void assertFenceRefused(HistoryChecker.Verdict verdict) {
+        assertThat(verdict.writesRejected()).as("stale writes refused").isGreaterThanOrEqualTo(1);
+        assertThat(verdict.staleWritesAccepted()).as("stale writes accepted").isZero();
     }
 
     private static Ledger ledger(String resource) {
