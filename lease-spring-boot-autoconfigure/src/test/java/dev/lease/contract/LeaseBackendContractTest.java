@@ -39,6 +39,7 @@ import dev.lease.core.LeaseEngine;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
+import dev.lease.testing.BlockingWork;
 
 /**
  * What every backend must do, run against a real server. A backend test extends this class and says how to
@@ -260,37 +261,26 @@ public abstract class LeaseBackendContractTest {
     void lossInterruptsTheHolderAndTheCallerGetsLeaseLostException() throws Exception {
         String name = uniqueName();
         Duration ttl = shortTtl();
-        CountDownLatch started = new CountDownLatch(1);
-        AtomicBoolean sawInterrupt = new AtomicBoolean();
+        BlockingWork work = new BlockingWork();
         AtomicBoolean interruptLeftAfter = new AtomicBoolean(true);
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            Future<Object> call = pool.submit(() -> {
+            Future<String> call = pool.submit(() -> {
                 try {
-                    return engine.execute(LeaseSpec.of(name, kind()).withTtl(ttl), lease -> {
-                        started.countDown();
-                        try {
-                            Thread.sleep(seconds(120).toMillis());
-                        }
-                        catch (InterruptedException ex) {
-                            sawInterrupt.set(true);
-                            throw ex;
-                        }
-                        return "finished without noticing";
-                    });
+                    return engine.execute(LeaseSpec.of(name, kind()).withTtl(ttl), work);
                 }
                 finally {
                     interruptLeftAfter.set(Thread.currentThread().isInterrupted());
                 }
             });
-            assertThat(started.await(seconds(30).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(work.awaitStarted(seconds(30))).isTrue();
             breakLease(name);
             assertThatThrownBy(() -> call.get(ttl.multipliedBy(2).plus(seconds(10)).toMillis(), TimeUnit.MILLISECONDS))
                     .isInstanceOf(ExecutionException.class)
                     .cause().isInstanceOf(LeaseLostException.class)
                     .hasMessageContaining(name)
                     .hasCauseInstanceOf(InterruptedException.class);
-            assertThat(sawInterrupt).as("holder interrupted").isTrue();
+            assertThat(work.wasInterrupted()).as("holder interrupted").isTrue();
             assertThat(interruptLeftAfter).as("interrupt left on the thread after the section").isFalse();
         }
         finally {

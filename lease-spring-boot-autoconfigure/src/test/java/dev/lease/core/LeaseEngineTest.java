@@ -28,6 +28,7 @@ import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;
 import dev.lease.memory.InMemoryLeaseBackend;
 import dev.lease.spi.LeaseBackend;
+import dev.lease.testing.BlockingWork;
 
 class LeaseEngineTest {
 
@@ -53,18 +54,14 @@ class LeaseEngineTest {
     }
 
     /** Runs {@code spec} on a pool thread whose work blocks until interrupted; returns when it is inside. */
-    private Future<Object> blockingSection(LeaseSpec spec) throws InterruptedException {
-        CountDownLatch inside = new CountDownLatch(1);
-        Future<Object> call = pool.submit(() -> engine.execute(spec, lease -> {
-            inside.countDown();
-            Thread.sleep(seconds(120).toMillis());
-            return "not interrupted";
-        }));
-        assertThat(inside.await(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    private Future<String> blockingSection(LeaseSpec spec) throws InterruptedException {
+        BlockingWork work = new BlockingWork();
+        Future<String> call = pool.submit(() -> engine.execute(spec, work));
+        assertThat(work.awaitStarted(seconds(10))).isTrue();
         return call;
     }
 
-    private static void assertLost(Future<Object> call, String reason) {
+    private static void assertLost(Future<String> call, String reason) {
         assertThatThrownBy(() -> call.get(seconds(20).toMillis(), TimeUnit.MILLISECONDS))
                 .isInstanceOf(ExecutionException.class).cause()
                 .isInstanceOf(LeaseLostException.class)
@@ -75,7 +72,7 @@ class LeaseEngineTest {
     @Test
     void aFailedRenewalIsALossAtOnceWithoutRetrying() throws Exception {
         scripted.renewal.set(ScriptedBackend.Renewal.FAIL);
-        Future<Object> call = blockingSection(spec("fail").withTtl(Duration.ofSeconds(30)).withRenewEvery(Duration.ofMillis(200)));
+        Future<String> call = blockingSection(spec("fail").withTtl(Duration.ofSeconds(30)).withRenewEvery(Duration.ofMillis(200)));
         assertLost(call, "renewal failed");
         assertThat(scripted.renewals).as("renewal attempts").hasValue(1);
     }
@@ -83,7 +80,7 @@ class LeaseEngineTest {
     @Test
     void aStoreThatHangsOnReleaseDoesNotDelayTheLeaseLostException() throws Exception {
         scripted.releaseBlocks = true;
-        Future<Object> call = blockingSection(spec("hung-release").withTtl(Duration.ofMinutes(5)));
+        Future<String> call = blockingSection(spec("hung-release").withTtl(Duration.ofMinutes(5)));
         scripted.lastListener.get().leaseLost("connection dropped");
         assertLost(call, "connection dropped");
         await().atMost(seconds(10)).untilAsserted(() -> assertThat(scripted.releases).hasValue(1));
@@ -93,21 +90,21 @@ class LeaseEngineTest {
     @Test
     void aRefusedRenewalIsALoss() throws Exception {
         scripted.renewal.set(ScriptedBackend.Renewal.REFUSE);
-        Future<Object> call = blockingSection(spec("refused").withTtl(Duration.ofSeconds(30)).withRenewEvery(Duration.ofMillis(200)));
+        Future<String> call = blockingSection(spec("refused").withTtl(Duration.ofSeconds(30)).withRenewEvery(Duration.ofMillis(200)));
         assertLost(call, "no longer holds this grant");
     }
 
     @Test
     void aHangingRenewalCannotOutliveTheLocalDeadline() throws Exception {
         scripted.renewal.set(ScriptedBackend.Renewal.HANG);
-        Future<Object> call = blockingSection(spec("hang").withTtl(Duration.ofMillis(900)).withRenewEvery(Duration.ofMillis(300)));
+        Future<String> call = blockingSection(spec("hang").withTtl(Duration.ofMillis(900)).withRenewEvery(Duration.ofMillis(300)));
         assertLost(call, "local validity");
         scripted.hang.countDown();
     }
 
     @Test
     void aLossReportedByTheBackendInterruptsWithoutWaitingForRenewal() throws Exception {
-        Future<Object> call = blockingSection(spec("session").withTtl(Duration.ofMinutes(10)));
+        Future<String> call = blockingSection(spec("session").withTtl(Duration.ofMinutes(10)));
         scripted.lastListener.get().leaseLost("session suspended");
         assertLost(call, "session suspended");
         assertThat(scripted.renewals).as("no renewal was due").hasValue(0);
@@ -231,7 +228,7 @@ class LeaseEngineTest {
 
     @Test
     void closingTheEngineInterruptsAndReleasesLeasesStillHeld() throws Exception {
-        Future<Object> call = blockingSection(spec("shutdown").withTtl(Duration.ofMinutes(10)));
+        Future<String> call = blockingSection(spec("shutdown").withTtl(Duration.ofMinutes(10)));
         Lease programmatic = engine.acquire(spec("held-by-caller").withTtl(Duration.ofMinutes(10)));
         engine.close();
         assertLost(call, "lease engine was closed");

@@ -10,13 +10,11 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
@@ -35,6 +33,7 @@ import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
 import dev.lease.spi.Grant;
 import dev.lease.spi.LeaseBackend;
+import dev.lease.testing.BlockingWork;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 /**
@@ -150,30 +149,19 @@ class PostgresJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest 
         routes.put(LeaseKind.CORRECTNESS, holder);
         routes.put(LeaseKind.EFFICIENCY, holder);
         Duration ttl = shortTtl();
-        CountDownLatch started = new CountDownLatch(1);
-        AtomicBoolean sawInterrupt = new AtomicBoolean();
+        BlockingWork work = new BlockingWork();
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try (LeaseEngine holderEngine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard())) {
-            Future<Object> call = pool.submit(() -> holderEngine.execute(
-                    LeaseSpec.of(uniqueName(), LeaseKind.CORRECTNESS).withTtl(ttl), lease -> {
-                        started.countDown();
-                        try {
-                            Thread.sleep(seconds(120).toMillis());
-                        }
-                        catch (InterruptedException ex) {
-                            sawInterrupt.set(true);
-                            throw ex;
-                        }
-                        return "finished without noticing";
-                    }));
-            assertThat(started.await(seconds(30).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            Future<String> call = pool.submit(() -> holderEngine.execute(
+                    LeaseSpec.of(uniqueName(), LeaseKind.CORRECTNESS).withTtl(ttl), work));
+            assertThat(work.awaitStarted(seconds(30))).isTrue();
             long faultAt = System.nanoTime();
             fault.run();
             assertThatThrownBy(() -> call.get(ttl.multipliedBy(2).plus(seconds(10)).toMillis(), TimeUnit.MILLISECONDS))
                     .isInstanceOf(ExecutionException.class)
                     .cause().isInstanceOf(LeaseLostException.class)
                     .hasCauseInstanceOf(InterruptedException.class);
-            assertThat(sawInterrupt).as("holder interrupted").isTrue();
+            assertThat(work.wasInterrupted()).as("holder interrupted").isTrue();
             System.out.println("Holder interrupted " + Duration.ofNanos(System.nanoTime() - faultAt).toMillis()
                     + " ms after the fault (ttl " + ttl.toMillis() + " ms)");
         }

@@ -45,6 +45,7 @@ import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
+import dev.lease.testing.BlockingWork;
 
 /** Redis-specific behaviour on a real redis-server: takeover by another owner, refusal of CORRECTNESS, names. */
 class RedisLeaseBackendTest {
@@ -92,13 +93,9 @@ class RedisLeaseBackendTest {
     void aKeyOverwrittenByAnotherOwnerInterruptsTheHolderAndStaysTheirs() throws Exception {
         // A long ttl: only a failed renewal, not local expiry, can end the lease within the bound below.
         LeaseSpec spec = LeaseSpec.of(name, LeaseKind.EFFICIENCY).withTtl(seconds(60)).withRenewEvery(seconds(1));
-        CountDownLatch started = new CountDownLatch(1);
-        Future<Object> call = pool.submit(() -> engine.execute(spec, lease -> {
-            started.countDown();
-            Thread.sleep(seconds(120).toMillis());
-            return "finished without noticing";
-        }));
-        assertThat(started.await(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        BlockingWork work = new BlockingWork();
+        Future<String> call = pool.submit(() -> engine.execute(spec, work));
+        assertThat(work.awaitStarted(seconds(10))).isTrue();
         long intruderTtl = Duration.ofMinutes(10).toMillis();
         long before = System.nanoTime();
         admin.opsForValue().set(backend.key(name), "intruder", Duration.ofMillis(intruderTtl));
@@ -119,25 +116,14 @@ class RedisLeaseBackendTest {
     @Test
     void aDeletedKeyInterruptsTheHolderAtTheNextRenewal() throws Exception {
         LeaseSpec spec = LeaseSpec.of(name, LeaseKind.EFFICIENCY).withTtl(seconds(60)).withRenewEvery(seconds(1));
-        CountDownLatch started = new CountDownLatch(1);
-        AtomicBoolean interrupted = new AtomicBoolean();
-        Future<Object> call = pool.submit(() -> engine.execute(spec, lease -> {
-            started.countDown();
-            try {
-                Thread.sleep(seconds(120).toMillis());
-            }
-            catch (InterruptedException ex) {
-                interrupted.set(true);
-                throw ex;
-            }
-            return "finished without noticing";
-        }));
-        assertThat(started.await(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        BlockingWork work = new BlockingWork();
+        Future<String> call = pool.submit(() -> engine.execute(spec, work));
+        assertThat(work.awaitStarted(seconds(10))).isTrue();
         admin.delete(backend.key(name));
         assertThatThrownBy(() -> call.get(seconds(15).toMillis(), TimeUnit.MILLISECONDS))
                 .isInstanceOf(ExecutionException.class).cause().isInstanceOf(LeaseLostException.class)
                 .hasMessageContaining(name);
-        assertThat(interrupted).isTrue();
+        assertThat(work.wasInterrupted()).isTrue();
     }
 
     @Test

@@ -8,13 +8,11 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -30,6 +28,7 @@ import dev.lease.LeaseSpec;
 import dev.lease.core.BackendRouter;
 import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
+import dev.lease.testing.BlockingWork;
 
 /** Stopping and restarting the redis-server under a held lease; on a server of its own. */
 class RedisLeaseFaultTest {
@@ -64,20 +63,9 @@ class RedisLeaseFaultTest {
     void aStoppedRedisInterruptsTheHolderAndARestartedOneGrantsAgain() throws Exception {
         // The ttl is long compared to the renewal interval: the loss must come from the failed renewal.
         LeaseSpec spec = LeaseSpec.of("fault-stop", LeaseKind.EFFICIENCY).withTtl(seconds(60)).withRenewEvery(seconds(1));
-        CountDownLatch started = new CountDownLatch(1);
-        AtomicBoolean interrupted = new AtomicBoolean();
-        Future<Object> call = pool.submit(() -> engine.execute(spec, lease -> {
-            started.countDown();
-            try {
-                Thread.sleep(seconds(120).toMillis());
-            }
-            catch (InterruptedException ex) {
-                interrupted.set(true);
-                throw ex;
-            }
-            return "finished without noticing";
-        }));
-        assertThat(started.await(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        BlockingWork work = new BlockingWork();
+        Future<String> call = pool.submit(() -> engine.execute(spec, work));
+        assertThat(work.awaitStarted(seconds(10))).isTrue();
         long before = System.nanoTime();
         redis.stop();
 
@@ -85,7 +73,7 @@ class RedisLeaseFaultTest {
                 .isInstanceOf(ExecutionException.class).cause().isInstanceOf(LeaseLostException.class)
                 .hasMessageContaining("fault-stop").hasMessageContaining("renewal failed")
                 .hasCauseInstanceOf(InterruptedException.class);
-        assertThat(interrupted).as("holder interrupted").isTrue();
+        assertThat(work.wasInterrupted()).as("holder interrupted").isTrue();
         log.info("Redis stopped: holder interrupted and LeaseLostException thrown after "
                 + Duration.ofNanos(System.nanoTime() - before).toMillis() + " ms");
 

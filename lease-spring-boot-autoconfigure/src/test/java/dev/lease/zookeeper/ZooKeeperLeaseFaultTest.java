@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -37,6 +36,7 @@ import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
 import dev.lease.testing.TcpProxy;
+import dev.lease.testing.BlockingWork;
 
 /** Faults on a real server of its own per test: restarts, a stopped server, a frozen network, a real expiry. */
 class ZooKeeperLeaseFaultTest {
@@ -92,16 +92,12 @@ class ZooKeeperLeaseFaultTest {
     void stoppingTheServerInterruptsTheHolderAndTheCallerGetsLeaseLostException() throws Exception {
         LeaseEngine engine = engine(backend(client(server.getConnectString())));
         String name = "server-stopped";
-        CountDownLatch started = new CountDownLatch(1);
+        BlockingWork work = new BlockingWork();
         ExecutorService pool = Executors.newSingleThreadExecutor();
         closeables.add(pool::shutdownNow);
-        Future<Object> call = pool.submit(() -> engine.execute(
-                LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(SESSION_TIMEOUT), lease -> {
-                    started.countDown();
-                    Thread.sleep(seconds(120).toMillis());
-                    return "finished without noticing";
-                }));
-        assertThat(started.await(seconds(20).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        Future<String> call = pool.submit(() -> engine.execute(
+                LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(SESSION_TIMEOUT), work));
+        assertThat(work.awaitStarted(seconds(20))).isTrue();
 
         long stoppedAt = System.nanoTime();
         server.stop();
