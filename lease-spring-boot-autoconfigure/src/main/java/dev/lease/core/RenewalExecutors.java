@@ -1,5 +1,6 @@
 package dev.lease.core;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -17,6 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * requests run on a bounded pool per backend, so a backend that hangs cannot starve another one's renewals.
  */
 final class RenewalExecutors implements AutoCloseable {
+
+    /** How long closing waits for queued releases before abandoning them (they then expire on their own). */
+    private static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(5);
 
     private final ScheduledThreadPoolExecutor timer;
     private final Map<String, ThreadPoolExecutor> io = new ConcurrentHashMap<>();
@@ -42,15 +46,30 @@ final class RenewalExecutors implements AutoCloseable {
             return p;
         });
         if (closed) {
-            pool.shutdownNow();
+            pool.shutdown();
         }
         return pool;
     }
 
+    /**
+     * Stops the timer at once. The I/O pools finish what is queued, within a bound: by then the engine has cancelled
+     * every renewal, so what remains are releases of lost leases, which must not be dropped on shutdown.
+     */
     @Override
     public void close() {
         closed = true;
         timer.shutdownNow();
+        io.values().forEach(ThreadPoolExecutor::shutdown);
+        long deadline = System.nanoTime() + SHUTDOWN_GRACE.toNanos();
+        for (ThreadPoolExecutor pool : io.values()) {
+            try {
+                pool.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
         io.values().forEach(ThreadPoolExecutor::shutdownNow);
     }
 

@@ -236,6 +236,22 @@ class LeaseEngineTest {
         assertThat(scripted.releases).hasValue(2);
     }
 
+    /** A lost lease's release runs in the background; shutting the engine down must let it finish, not drop it. */
+    @Test
+    void closingTheEngineLetsAQueuedReleaseFinish() throws Exception {
+        scripted.releaseBlocks = true;
+        Future<String> call = blockingSection(spec("lost-before-shutdown").withTtl(Duration.ofMinutes(5)));
+        scripted.lastListener.get().leaseLost("connection dropped");
+        assertLost(call, "connection dropped");
+        await().atMost(seconds(10)).until(() -> scripted.releases.get() == 1);
+        Thread closing = new Thread(engine::close, "closing");
+        closing.start();
+        await().atMost(seconds(10)).until(() -> closing.getState() == Thread.State.TIMED_WAITING || !closing.isAlive());
+        scripted.hang.countDown();
+        closing.join(seconds(10).toMillis());
+        assertThat(scripted.releasesDone).as("releases that completed").hasValue(1);
+    }
+
     @Test
     void theLeaseIsReleasedWhenTheSectionEndsWhateverHappened() {
         engine.execute(spec("ok"), lease -> "fine");

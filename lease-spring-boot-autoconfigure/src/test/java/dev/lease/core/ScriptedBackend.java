@@ -25,6 +25,7 @@ class ScriptedBackend implements LeaseBackend {
     final AtomicLong tokens = new AtomicLong();
     final AtomicInteger acquires = new AtomicInteger();
     final AtomicInteger releases = new AtomicInteger();
+    final AtomicInteger releasesDone = new AtomicInteger();
     final AtomicInteger renewals = new AtomicInteger();
     final AtomicReference<Renewal> renewal = new AtomicReference<>(Renewal.OK);
     final AtomicReference<LossListener> lastListener = new AtomicReference<>();
@@ -91,6 +92,7 @@ class ScriptedBackend implements LeaseBackend {
         if (releaseBlocks) {
             hang.await();
         }
+        releasesDone.incrementAndGet();
     }
 
     record ScriptedGrant(String name, OptionalLong token) implements Grant {
