@@ -299,8 +299,10 @@ final class HeldLease implements Lease {
     private void cancelTasks() {
         cancel(renewalTick, false);
         cancel(watchdog, false);
-        // A renewal stuck past the deadline is abandoned: its answer could no longer make the lease valid.
-        cancel(renewalCall, true);
+        // A renewal in flight is abandoned, never interrupted: its answer is ignored once the lease is lost or
+        // closed, and the store call may be shared with other leases (a batched Redis renewal), which an interrupt
+        // would fail for all of them.
+        cancel(renewalCall, false);
     }
 
     private static void cancel(Future<?> future, boolean interrupt) {

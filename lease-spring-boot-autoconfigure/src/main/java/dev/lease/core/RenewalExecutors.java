@@ -70,7 +70,9 @@ final class RenewalExecutors implements AutoCloseable {
                 break;
             }
         }
-        io.values().forEach(ThreadPoolExecutor::shutdownNow);
+        // Drop what never started, but never interrupt a store call in flight: it may be shared by other leases,
+        // and the daemon thread ends with the call.
+        io.values().forEach(pool -> pool.getQueue().clear());
     }
 
     private static ThreadFactory daemon(String prefix) {
