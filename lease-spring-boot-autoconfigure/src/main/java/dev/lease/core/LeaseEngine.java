@@ -6,8 +6,12 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import dev.lease.Lease;
 import dev.lease.LeaseCallback;
@@ -26,6 +30,8 @@ import dev.lease.spi.LeaseBackend;
  * threads for {@link dev.lease.LeaseContext} and releases with the held grant only.
  */
 public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
+
+    private static final Log log = LogFactory.getLog(LeaseEngine.class);
 
     private final BackendRouter router;
     private final LeaseDefaults defaults;
@@ -198,23 +204,27 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     }
 
     private Optional<HeldLease> attempt(Resolved resolved) throws InterruptedException {
+        if (Thread.currentThread().isInterrupted()) {
+            // Checked before anything is sent: a client may queue the request and only then notice the interrupt,
+            // leaving a grant in the store that nobody holds.
+            throw new InterruptedException("the thread was interrupted before the grant request was sent");
+        }
         LeaseBackend backend = resolved.backend();
         LossRelay relay = new LossRelay();
+        GrantRequest request = new GrantRequest(resolved.name(), resolved.timing().ttl(), relay);
         long requestedAt = clock.getAsLong();
         Optional<Grant> grant;
         try {
-            grant = backend.tryAcquire(new GrantRequest(resolved.name(), resolved.timing().ttl(), relay));
+            grant = backend.tryAcquire(request);
         }
-        catch (InterruptedException ex) {
-            throw ex;
-        }
-        catch (RuntimeException ex) {
-            if (ex instanceof IllegalArgumentException) {
-                throw ex;
-            }
-            throw resolved.unavailable(ex);
+        catch (IllegalArgumentException refusedName) {
+            throw refusedName;
         }
         catch (Exception ex) {
+            abandon(backend, request);
+            if (ex instanceof InterruptedException interrupted) {
+                throw interrupted;
+            }
             throw resolved.unavailable(ex);
         }
         if (grant.isEmpty()) {
@@ -226,6 +236,26 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         relay.attach(lease);
         lease.start();
         return Optional.of(lease);
+    }
+
+    /** The request may have reached the store before it failed: whatever grant it made must not block the name. */
+    private void abandon(LeaseBackend backend, GrantRequest request) {
+        Runnable cleanUp = () -> {
+            try {
+                backend.abandon(request);
+            }
+            catch (Exception ex) {
+                log.debug("Could not remove what the failed grant request for lease '" + request.name() + "' may have "
+                        + "left on " + backend.id() + " (it expires on its own within " + request.ttl() + "): " + ex);
+            }
+        };
+        try {
+            executors.io(backend.id()).execute(cleanUp);
+        }
+        catch (RejectedExecutionException closed) {
+            log.debug("Lease engine closed: the failed grant request for lease '" + request.name() + "' on "
+                    + backend.id() + " is left to expire within " + request.ttl());
+        }
     }
 
     private Resolved resolve(LeaseSpec spec) {

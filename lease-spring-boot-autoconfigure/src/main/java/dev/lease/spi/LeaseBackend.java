@@ -51,6 +51,17 @@ public interface LeaseBackend {
     void release(Grant grant) throws Exception;
 
     /**
+     * Removes the grant that {@code request} may have created, after {@link #tryAcquire} threw (an error, a timeout,
+     * an interrupt) once the request may already have reached the store: a grant nobody holds would block the name
+     * for every instance until it expires. The engine calls it in the background, never on the caller's thread.
+     * It must only remove a grant made by this very request (its {@link GrantRequest#attempt()} id, or for
+     * ZooKeeper a holder of this session that no live grant claims), never a successor's. The default does nothing,
+     * which is right only for a backend whose {@code tryAcquire} cannot leave a grant behind when it throws.
+     */
+    default void abandon(GrantRequest request) throws Exception {
+    }
+
+    /**
      * Blocks until the named lease may have been released, or {@code maxWait} passed, whichever comes first.
      * Spurious returns are fine: the engine tries again and backs off. Backends that can be notified of a release
      * (watches, pub/sub) should return early on it; the default just sleeps.
