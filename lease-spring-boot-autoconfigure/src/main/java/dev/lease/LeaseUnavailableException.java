@@ -35,6 +35,19 @@ public class LeaseUnavailableException extends RuntimeException {
         this.waited = waited;
     }
 
+    /**
+     * A lease that could not be had for a reason other than being busy or the backend failing.
+     *
+     * @param lease the lease name
+     * @param backend the backend that would have been asked
+     * @param reason why no grant was requested, such as the application shutting down
+     */
+    public LeaseUnavailableException(String lease, String backend, String reason) {
+        super("Lease '" + lease + "' could not be acquired from backend " + backend + ": " + reason);
+        this.lease = lease;
+        this.waited = Duration.ZERO;
+    }
+
     /** The name of the busy lease. */
     public String lease() {
         return lease;

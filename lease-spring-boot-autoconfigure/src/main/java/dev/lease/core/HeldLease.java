@@ -148,7 +148,7 @@ final class HeldLease implements Lease {
         String reason;
         synchronized (lock) {
             reason = lossReason != null ? lossReason
-                    : nanosLeft() <= 0 ? "its local validity (ttl " + timing.ttl() + ") ran out before a renewal succeeded"
+                    : nanosLeft() <= 0 ? expired()
                     : "it was released (closed) before the work was done";
         }
         return new LeaseLostException(name, tokenOrNull(), reason, cause);
@@ -270,12 +270,18 @@ final class HeldLease implements Lease {
             if (lost || closed) {
                 return;
             }
-            long extended = start + timing.ttl().toNanos();
-            if (extended - deadline > 0) {
-                deadline = extended;
+            // Validity is monotone: once this process could have seen the lease invalid, a renewal answered late
+            // must not make it valid again, so a passed deadline never moves.
+            if (nanosLeft() > 0) {
+                long extended = start + timing.ttl().toNanos();
+                if (extended - deadline > 0) {
+                    deadline = extended;
+                }
+                scheduleRenewal(timing.renewEvery().toNanos() - (clock.getAsLong() - start));
+                return;
             }
-            scheduleRenewal(timing.renewEvery().toNanos() - (clock.getAsLong() - start));
         }
+        markLost(expired());
     }
 
     private void checkDeadline() {
@@ -289,7 +295,11 @@ final class HeldLease implements Lease {
                 return;
             }
         }
-        markLost("its local validity (ttl " + timing.ttl() + ") ran out before a renewal succeeded");
+        markLost(expired());
+    }
+
+    private String expired() {
+        return "its local validity (ttl " + timing.ttl() + ") ran out before a renewal succeeded";
     }
 
     private long nanosLeft() {

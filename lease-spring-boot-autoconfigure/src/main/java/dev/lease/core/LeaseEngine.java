@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -38,6 +39,8 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     private final RenewalExecutors executors;
     private final LongSupplier clock;
     private final Set<HeldLease> live = ConcurrentHashMap.newKeySet();
+    /** Set once, under the lock of {@link #live}, when closing starts. */
+    private volatile boolean closing;
 
     /**
      * @param router which backend serves each kind
@@ -144,7 +147,16 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
      */
     @Override
     public void close() {
-        for (HeldLease lease : List.copyOf(live)) {
+        List<HeldLease> held;
+        synchronized (live) {
+            if (closing) {
+                return;
+            }
+            // From here on no grant is registered: what is live now is all that will ever need shutting down.
+            closing = true;
+            held = List.copyOf(live);
+        }
+        for (HeldLease lease : held) {
             lease.markLost("the lease engine was closed (application shutting down)");
             lease.close(false);
         }
@@ -180,21 +192,45 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         lease.close();
     }
 
+    /**
+     * Tries until granted or {@code waitFor} has passed. A busy lease is waited for; a backend error (a timeout, a
+     * reconnect) is retried with the same backoff while time is left, and only the last one is thrown.
+     */
     private Optional<HeldLease> acquire(Resolved resolved) {
         long waitNanos = resolved.waitFor().toNanos();
         long begin = clock.getAsLong();
         Backoff backoff = new Backoff();
         try {
             while (true) {
-                Optional<HeldLease> lease = attempt(resolved);
-                if (lease.isPresent()) {
-                    return lease;
+                Exception error = null;
+                try {
+                    Optional<HeldLease> lease = attempt(resolved);
+                    if (lease.isPresent()) {
+                        return lease;
+                    }
+                }
+                catch (InterruptedException | IllegalArgumentException | LeaseUnavailableException ex) {
+                    throw ex;
+                }
+                catch (Exception ex) {
+                    error = ex;
                 }
                 long left = waitNanos - (clock.getAsLong() - begin);
                 if (left <= 0) {
+                    if (error != null) {
+                        throw resolved.unavailable(error);
+                    }
                     return Optional.empty();
                 }
-                resolved.backend().awaitRelease(resolved.name(), Duration.ofNanos(Math.min(left, backoff.nextNanos())));
+                long pause = Math.min(left, backoff.nextNanos());
+                if (error != null) {
+                    log.debug("Lease '" + resolved.name() + "': " + resolved.backend().id() + " failed while waiting ("
+                            + error + "); retrying for up to " + Duration.ofNanos(left).toMillis() + " ms more");
+                    TimeUnit.NANOSECONDS.sleep(pause);
+                }
+                else {
+                    resolved.backend().awaitRelease(resolved.name(), Duration.ofNanos(pause));
+                }
             }
         }
         catch (InterruptedException ex) {
@@ -203,7 +239,17 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         }
     }
 
-    private Optional<HeldLease> attempt(Resolved resolved) throws InterruptedException {
+    /**
+     * One grant request. Refused once the engine is closing; a grant that races with the start of closing is released
+     * at once and refused the same way, so no grant ever escapes the renewal, watchdog and loss handling of a
+     * running engine.
+     *
+     * @throws Exception what the backend threw, after its request was abandoned
+     */
+    private Optional<HeldLease> attempt(Resolved resolved) throws Exception {
+        if (closing) {
+            throw resolved.shuttingDown();
+        }
         if (Thread.currentThread().isInterrupted()) {
             // Checked before anything is sent: a client may queue the request and only then notice the interrupt,
             // leaving a grant in the store that nobody holds.
@@ -222,17 +268,21 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         }
         catch (Exception ex) {
             abandon(backend, request);
-            if (ex instanceof InterruptedException interrupted) {
-                throw interrupted;
-            }
-            throw resolved.unavailable(ex);
+            throw ex;
         }
         if (grant.isEmpty()) {
             return Optional.empty();
         }
         HeldLease lease = new HeldLease(resolved.name(), resolved.kind(), backend, grant.get(), resolved.timing(),
                 requestedAt, executors, clock, live::remove);
-        live.add(lease);
+        boolean registered;
+        synchronized (live) {
+            registered = !closing && live.add(lease);
+        }
+        if (!registered) {
+            lease.close(false);
+            throw resolved.shuttingDown();
+        }
         relay.attach(lease);
         lease.start();
         return Optional.of(lease);
@@ -281,6 +331,11 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
 
         LeaseUnavailableException unavailable(Exception cause) {
             return new LeaseUnavailableException(name, waitFor, backend.id(), cause);
+        }
+
+        LeaseUnavailableException shuttingDown() {
+            return new LeaseUnavailableException(name, backend.id(),
+                    "the application is shutting down (the lease engine is closed), so no new lease is granted");
         }
     }
 }

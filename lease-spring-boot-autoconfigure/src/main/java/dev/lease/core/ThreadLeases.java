@@ -2,7 +2,6 @@ package dev.lease.core;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.Iterator;
 import java.util.Optional;
 
 import dev.lease.Lease;
@@ -47,15 +46,22 @@ public final class ThreadLeases {
 
     /**
      * One thread's stack of sections, and the only place that interrupts that thread. Delivering an interrupt and
-     * leaving a section take the same lock, so a thread that has left the section of a lost lease is never
-     * interrupted for it, and an interrupt this class delivered is cleared before the thread leaves the last
-     * section it concerned.
+     * leaving a section take the same lock, so a thread that has left every section of a lost lease is never
+     * interrupted for it.
+     *
+     * <p>The rule is one invariant rather than a flag per loss: while the thread is inside any section whose lease
+     * was declared lost, it carries an interrupt; once it has left the last such section, the interrupts this class
+     * delivered are gone and an interrupt that was pending before the first of them is back. Every loss of a lease
+     * the thread is in interrupts again (an inner section may have used up the previous interrupt), and leaving a
+     * section delivers the interrupt again when an enclosing section is lost, whatever order the leases were lost in.
      */
     static final class Frames {
 
         private final Thread thread;
         private final Deque<HeldLease> stack = new ArrayDeque<>();
+        /** Whether the thread carries, or has used up, an interrupt delivered here that has not been withdrawn. */
         private boolean interruptedByUs;
+        /** Whether an interrupt not ours was pending when we delivered the first of ours. */
         private boolean interruptedBefore;
 
         Frames(Thread thread) {
@@ -83,27 +89,34 @@ public final class ThreadLeases {
             return null;
         }
 
-        /** Interrupts the thread if it is still inside a section of {@code lease}. */
+        /** Interrupts the thread if it is still inside a section of {@code lease}; called once per declared loss. */
         synchronized void interruptFor(HeldLease lease) {
-            if (!stack.contains(lease) || interruptedByUs) {
+            if (!stack.contains(lease)) {
                 return;
             }
-            interruptedBefore = thread.isInterrupted();
-            interruptedByUs = true;
+            if (!interruptedByUs) {
+                interruptedBefore = thread.isInterrupted();
+                interruptedByUs = true;
+            }
             thread.interrupt();
         }
 
         /** Leaves the innermost section of {@code lease}; must be called by the thread itself. */
         synchronized void exit(HeldLease lease) {
             stack.removeFirstOccurrence(lease);
-            if (interruptedByUs && !anyLost()) {
-                // Our interrupt told the section to stop; it must not leak into code after it. An interrupt
-                // that was pending before ours belongs to someone else and is restored.
-                Thread.interrupted();
-                if (interruptedBefore) {
+            if (interruptedByUs) {
+                if (anyLost()) {
+                    // Still inside a lost section: the interrupt an inner section used up must reach it too.
                     thread.interrupt();
                 }
-                interruptedByUs = false;
+                else {
+                    // Our interrupts told lost sections to stop; they must not leak into code after them.
+                    Thread.interrupted();
+                    if (interruptedBefore) {
+                        thread.interrupt();
+                    }
+                    interruptedByUs = false;
+                }
             }
             if (stack.isEmpty()) {
                 FRAMES.remove();
@@ -111,10 +124,9 @@ public final class ThreadLeases {
         }
 
         private boolean anyLost() {
-            for (Iterator<HeldLease> it = stack.iterator(); it.hasNext();) {
-                // Only a declared loss: a deadline that a renewal in flight may still move must not keep an
-                // interrupt alive that was meant for the section being left.
-                if (it.next().isMarkedLost()) {
+            for (HeldLease held : stack) {
+                // Only a declared loss: a passed deadline is declared (and interrupts) when the watchdog sees it.
+                if (held.isMarkedLost()) {
                     return true;
                 }
             }

@@ -17,6 +17,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -26,6 +27,7 @@ import dev.lease.LeaseContext;
 import dev.lease.LeaseKind;
 import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;
+import dev.lease.LeaseUnavailableException;
 import dev.lease.memory.InMemoryLeaseBackend;
 import dev.lease.spi.LeaseBackend;
 import dev.lease.testing.BlockingWork;
@@ -307,6 +309,147 @@ class LeaseEngineTest {
         assertThatThrownBy(() -> call.get(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).cause()
                 .isInstanceOf(LeaseLostException.class).hasMessageContaining("outer-lost");
         assertThat(stillInterruptedAfterInner).as("outer work still told to stop").isTrue();
+    }
+
+    /**
+     * A ZooKeeper SUSPENDED loses every lease of a thread at once. The inner section's caller skips the item; the
+     * outer body must still be interrupted, whichever of the two losses was declared first.
+     */
+    @Test
+    void losingNestedLeasesTogetherInterruptsEverySectionStillRunning() throws Exception {
+        for (boolean innerFirst : new boolean[] {true, false}) {
+            CountDownLatch inInner = new CountDownLatch(1);
+            AtomicReference<HeldLease> outerLease = new AtomicReference<>();
+            AtomicReference<HeldLease> innerLease = new AtomicReference<>();
+            AtomicBoolean outerInterrupted = new AtomicBoolean();
+            Future<Object> call = pool.submit(() -> engine.execute(spec("batch").withTtl(Duration.ofMinutes(5)), outer -> {
+                outerLease.set((HeldLease) outer);
+                try {
+                    engine.execute(spec("item-1").withTtl(Duration.ofMinutes(5)), inner -> {
+                        innerLease.set((HeldLease) inner);
+                        inInner.countDown();
+                        Thread.sleep(seconds(30).toMillis());
+                        return null;
+                    });
+                }
+                catch (LeaseLostException skipThisItem) {
+                    // the usual "skip this item and go on" of a batch
+                }
+                try {
+                    Thread.sleep(seconds(30).toMillis());
+                }
+                catch (InterruptedException ex) {
+                    outerInterrupted.set(true);
+                    throw ex;
+                }
+                return null;
+            }));
+            assertThat(inInner.await(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            HeldLease first = innerFirst ? innerLease.get() : outerLease.get();
+            HeldLease second = innerFirst ? outerLease.get() : innerLease.get();
+            first.markLost("session suspended");
+            second.markLost("session suspended");
+            assertThatThrownBy(() -> call.get(seconds(20).toMillis(), TimeUnit.MILLISECONDS)).cause()
+                    .isInstanceOf(LeaseLostException.class).hasMessageContaining("batch");
+            assertThat(outerInterrupted).as("outer body interrupted (inner lost first: %s)", innerFirst).isTrue();
+        }
+    }
+
+    /** An interrupt that someone else sent before the loss is still there after the lost section. */
+    @Test
+    void anInterruptThatWasNotOursSurvivesTheLostSection() {
+        assertThatThrownBy(() -> engine.execute(spec("foreign"), lease -> {
+            Thread.currentThread().interrupt();
+            ((HeldLease) lease).markLost("taken over");
+            return null;
+        })).isInstanceOf(LeaseLostException.class);
+        assertThat(Thread.interrupted()).as("the caller's own interrupt is kept").isTrue();
+    }
+
+    @Test
+    void anAcquireAfterCloseIsRefusedWithoutAskingTheStore() {
+        engine.close();
+        assertThatThrownBy(() -> engine.execute(spec("late"), lease -> "ran"))
+                .isInstanceOf(LeaseUnavailableException.class).hasMessageContaining("late")
+                .hasMessageContaining("shutting down");
+        assertThat(scripted.acquires).as("grant requests sent after close").hasValue(0);
+    }
+
+    /** A grant that comes back after closing started must not escape: it is released and the caller refused. */
+    @Test
+    void aGrantRacingWithCloseIsReleasedAndRefused() throws Exception {
+        CountDownLatch requestSent = new CountDownLatch(1);
+        CountDownLatch closed = new CountDownLatch(1);
+        scripted.duringAcquire = () -> {
+            requestSent.countDown();
+            try {
+                closed.await();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        AtomicBoolean ran = new AtomicBoolean();
+        Future<Object> call = pool.submit(() -> engine.execute(spec("racing").withTtl(Duration.ofMinutes(5)), lease -> {
+            ran.set(true);
+            return null;
+        }));
+        assertThat(requestSent.await(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        engine.close();
+        closed.countDown();
+        assertThatThrownBy(() -> call.get(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).cause()
+                .isInstanceOf(LeaseUnavailableException.class).hasMessageContaining("shutting down");
+        assertThat(ran).as("work ran on a grant taken while shutting down").isFalse();
+        assertThat(scripted.releases).as("the raced grant was released").hasValue(1);
+    }
+
+    @Test
+    void aWaiterRetriesBackendErrorsWhileItMayStillWait() {
+        scripted.acquireFailures.set(3);
+        String result = engine.execute(spec("flaky").withWaitFor(seconds(20)), lease -> "ran");
+        assertThat(result).isEqualTo("ran");
+        assertThat(scripted.acquires).as("grant requests").hasValue(4);
+    }
+
+    @Test
+    void aWaiterThatRunsOutOfTimeReportsTheLastBackendError() {
+        scripted.acquireFailures.set(Integer.MAX_VALUE);
+        assertThatThrownBy(() -> engine.execute(spec("down").withWaitFor(Duration.ofMillis(300)), lease -> "ran"))
+                .isInstanceOf(LeaseUnavailableException.class)
+                .cause().hasMessageContaining("grant request " + scripted.acquires.get());
+        assertThat(scripted.acquires).as("retried while waiting").hasValueGreaterThan(1);
+    }
+
+    @Test
+    void withoutWaitingABackendErrorFailsAtOnce() {
+        scripted.acquireFailures.set(1);
+        assertThatThrownBy(() -> engine.execute(spec("no-wait"), lease -> "ran"))
+                .isInstanceOf(LeaseUnavailableException.class).hasRootCauseMessage("store unreachable (grant request 1)");
+        assertThat(scripted.acquires).hasValue(1);
+    }
+
+    /** A renewal sent before the deadline and answered after it must not make the lease valid again. */
+    @Test
+    void validityNeverComesBack() throws Exception {
+        AtomicLong monotonic = new AtomicLong();
+        Duration ttl = Duration.ofMinutes(5);
+        // The grant takes two minutes of the manual clock, so the first renewal is due at once and starts at minute 2;
+        // answered late, at minute 5 and a second, it would extend the lease to minute 7.
+        scripted.duringAcquire = () -> monotonic.addAndGet(Duration.ofMinutes(2).toNanos());
+        scripted.renewal.set(ScriptedBackend.Renewal.HANG);
+        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+        routes.put(LeaseKind.CORRECTNESS, scripted);
+        try (LeaseEngine manual = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(), monotonic::get);
+                Lease lease = manual.acquire(spec("monotone").withTtl(ttl).withRenewEvery(Duration.ofSeconds(90)))) {
+            await().atMost(seconds(10)).until(() -> scripted.renewals.get() == 1);
+            monotonic.addAndGet(Duration.ofMinutes(3).plusSeconds(1).toNanos());
+            assertThat(lease.isValid()).as("valid past the deadline").isFalse();
+            scripted.hang.countDown();
+            await().atMost(seconds(10)).until(() -> ((HeldLease) lease).isMarkedLost());
+            assertThat(lease.isValid()).as("valid again after a late renewal").isFalse();
+            assertThatThrownBy(lease::checkValid).isInstanceOf(LeaseLostException.class)
+                    .hasMessageContaining("local validity");
+        }
     }
 
     /**

@@ -35,6 +35,10 @@ class ScriptedBackend implements LeaseBackend {
     volatile boolean fenced = true;
     volatile boolean releaseBlocks;
     volatile Duration renewDelay = Duration.ZERO;
+    /** How many of the next grant requests fail, as an unreachable store would; each says which call it was. */
+    final AtomicInteger acquireFailures = new AtomicInteger();
+    /** Runs inside each grant request, after the engine sent it and before the answer comes back. */
+    volatile Runnable duringAcquire = () -> { };
     private final String id;
 
     ScriptedBackend() {
@@ -57,7 +61,11 @@ class ScriptedBackend implements LeaseBackend {
 
     @Override
     public Optional<Grant> tryAcquire(GrantRequest request) throws InterruptedException {
-        acquires.incrementAndGet();
+        int call = acquires.incrementAndGet();
+        duringAcquire.run();
+        if (acquireFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            throw new IllegalStateException("store unreachable (grant request " + call + ")");
+        }
         if (!acquireDelay.isZero()) {
             Thread.sleep(acquireDelay.toMillis());
         }
