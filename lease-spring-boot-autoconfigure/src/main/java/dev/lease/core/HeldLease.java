@@ -3,7 +3,6 @@ package dev.lease.core;
 import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -202,21 +201,16 @@ final class HeldLease implements Lease {
         }
         onClose.accept(this);
         if (wasLost && releaseLostInBackground) {
-            try {
-                executors.io(backend.id()).execute(() -> release(true));
-                return;
-            }
-            catch (RejectedExecutionException shuttingDown) {
-                // fall through and release here
-            }
+            executors.runInBackground(backend.id(), () -> release(true));
         }
-        release(wasLost);
+        else {
+            // The release is owner-checked by the backend, so it is safe even after a loss; it must run even if this
+            // thread carries an interrupt.
+            RenewalExecutors.withoutInterrupt(() -> release(wasLost));
+        }
     }
 
     private void release(boolean wasLost) {
-        // The release is owner-checked by the backend, so it is safe even after a loss. It must run even if this
-        // thread carries an interrupt.
-        boolean interrupted = Thread.interrupted();
         try {
             backend.release(grant);
         }
@@ -228,11 +222,6 @@ final class HeldLease implements Lease {
             }
             else {
                 log.warn(message);
-            }
-        }
-        finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
             }
         }
     }

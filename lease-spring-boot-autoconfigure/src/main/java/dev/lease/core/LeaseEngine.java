@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -299,13 +298,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
                         + "left on " + backend.id() + " (it expires on its own within " + request.ttl() + "): " + ex);
             }
         };
-        try {
-            executors.io(backend.id()).execute(cleanUp);
-        }
-        catch (RejectedExecutionException closed) {
-            log.debug("Lease engine closed: the failed grant request for lease '" + request.name() + "' on "
-                    + backend.id() + " is left to expire within " + request.ttl());
-        }
+        executors.runInBackground(backend.id(), cleanUp);
     }
 
     private Resolved resolve(LeaseSpec spec) {

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
@@ -49,6 +50,33 @@ final class RenewalExecutors implements AutoCloseable {
             pool.shutdown();
         }
         return pool;
+    }
+
+    /**
+     * Runs store I/O that must happen even though its caller cannot wait for it (a release after a loss, the clean-up
+     * of a failed grant request) on the backend's pool; once closed, here and now, with the thread's interrupt set
+     * aside so that the store client does not abort the call.
+     */
+    void runInBackground(String backendId, Runnable io) {
+        try {
+            io(backendId).execute(io);
+        }
+        catch (RejectedExecutionException closed) {
+            withoutInterrupt(io);
+        }
+    }
+
+    /** Runs {@code task} with the current thread's interrupt cleared, and restores it afterwards. */
+    static void withoutInterrupt(Runnable task) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            task.run();
+        }
+        finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /**
