@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
+import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -170,8 +171,40 @@ abstract class JdbcFenceTest {
     @Test
     void advancingOutsideATransactionIsRefusedBecauseTheRowLockWouldNotHoldUntilTheWrite() {
         assertThatThrownBy(() -> fence.advance(resource, token(1))).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("inside the transaction");
+                .hasMessageContaining(resource).hasMessageContaining("no transaction is active")
+                .hasMessageContaining("transaction manager of the DataSource");
         assertThat(fence.current(resource)).isEmpty();
+    }
+
+    /**
+     * Another database's transaction (as under {@code @Transactional("otherTm")}) leaves the fence's DataSource in
+     * auto-commit: its row lock would be gone before the write it guards.
+     */
+    @Test
+    void aTransactionOfAnotherDataSourceDoesNotCountAndOnlyTheFencesOwnDoes() {
+        JdbcDataSource other = new JdbcDataSource();
+        other.setURL("jdbc:h2:mem:other-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
+        TransactionTemplate otherTransactions = new TransactionTemplate(new DataSourceTransactionManager(other));
+        try {
+            assertThatThrownBy(() -> otherTransactions.executeWithoutResult(status -> fence.advance(resource, token(1))))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining(resource)
+                    .hasMessageContaining("belongs to another transaction manager")
+                    .hasMessageContaining("transaction manager of the DataSource");
+            // An earlier statement on the fence's DataSource in that transaction binds its connection to the thread,
+            // still in auto-commit.
+            assertThatThrownBy(() -> otherTransactions.executeWithoutResult(status -> {
+                jdbc.queryForObject("SELECT COUNT(*) FROM " + JdbcFence.TABLE, Long.class);
+                fence.advance(resource, token(1));
+            })).isInstanceOf(IllegalStateException.class).hasMessageContaining("belongs to another transaction manager");
+            assertThat(fence.current(resource)).isEmpty();
+
+            otherTransactions.executeWithoutResult(status -> inTransaction(() -> fence.advance(resource, token(2))));
+            inTransaction(() -> fence.advance(resource, token(3)));
+            assertThat(fence.current(resource)).hasValue(3);
+        }
+        finally {
+            new JdbcTemplate(other).execute("SHUTDOWN");
+        }
     }
 
     /** The lease on an outer bean, the transaction and the fence on an inner one, as services are usually split. */
