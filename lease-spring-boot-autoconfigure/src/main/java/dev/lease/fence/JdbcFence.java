@@ -106,13 +106,13 @@ public final class JdbcFence {
             return;
         }
         String found = TransactionSynchronizationManager.isActualTransactionActive()
-                ? "the transaction active on this thread belongs to another transaction manager (another DataSource, JMS,"
-                        + " Kafka...)"
+                ? "the transaction active on this thread belongs to another transaction manager (another DataSource,"
+                        + " JMS, Kafka...)"
                 : "no transaction is active";
-        throw new IllegalStateException("JdbcFence.advance(\"" + resource + "\", " + token + ") found no transaction on "
-                + "the fence's DataSource: " + found + ". In auto-commit the fence row lock is released at once, so a stale "
-                + "holder could pass the check and still write. Run the check and the writes it protects in one "
-                + "transaction of the transaction manager of the DataSource this JdbcFence's JdbcOperations uses (its "
+        throw new IllegalStateException("JdbcFence.advance(\"" + resource + "\", " + token + ") found no transaction "
+                + "on the fence's DataSource: " + found + ". In auto-commit the fence row lock is released at once, so "
+                + "a stale holder could pass the check and still write. Run the check and the writes it protects in "
+                + "one transaction of the transaction manager of the DataSource this JdbcFence's JdbcOperations uses (its "
                 + "DataSourceTransactionManager, or JTA): @Transactional(\"<that transaction manager>\") or a "
                 + "TransactionTemplate over it.");
     }
@@ -128,7 +128,7 @@ public final class JdbcFence {
         if (connection.getAutoCommit()) {
             return false;
         }
-        // JdbcTemplate passes a close-suppressing proxy, which Spring compares with the bound connection only unwrapped.
+        // JdbcTemplate passes a close-suppressing proxy; Spring matches the bound connection only once it is unwrapped.
         Connection target = DataSourceUtils.getTargetConnection(connection);
         for (Object key : TransactionSynchronizationManager.getResourceMap().keySet()) {
             if (key instanceof DataSource dataSource && DataSourceUtils.isConnectionTransactional(target, dataSource)) {
