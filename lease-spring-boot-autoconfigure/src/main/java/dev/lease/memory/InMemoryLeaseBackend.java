@@ -27,7 +27,7 @@ import dev.lease.spi.LeaseBackend;
  * <li>the earlier JVM's grants of that name never outran one per microsecond (each grant faster than that puts the
  * token one microsecond ahead of the clock, and the restart must take longer than that lead).</li>
  * </ul>
- * If either may fail (a clock set back by hand or by a large NTP step), a fenced resource refuses the new tokens with
+ * If either fails (a clock set back by hand or by a large NTP step), a fenced resource refuses the new tokens with
  * {@link dev.lease.fence.StaleTokenException} until the clock has caught up; it never accepts a stale write.
  */
 public final class InMemoryLeaseBackend implements LeaseBackend {
