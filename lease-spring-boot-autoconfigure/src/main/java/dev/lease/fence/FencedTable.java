@@ -23,6 +23,12 @@ import dev.lease.jdbc.SqlIdentifiers;
  * accounts.update(accountId, LeaseContext.token(), Map.of("balance", newBalance));
  * }</pre>
  *
+ * <p>Unlike {@link JdbcFence#advance}, {@link #update} does not insist on a transaction of its DataSource: the check
+ * and the write are one statement, and the database runs a statement atomically even in auto-commit, so no stale
+ * holder can slip in between them. A transaction is still what makes further statements of the same operation (an
+ * insert beside the update) commit or roll back with it, and keeps the row locked until then, as for any
+ * multi-statement write.
+ *
  * <p>A {@code NULL} fence counts as never written under a lease. Rows are inserted by the application as usual,
  * with the fence column set to the token of the lease it writes under.
  */
@@ -86,7 +92,7 @@ public final class FencedTable {
         }
         Long current = fences.get(0);
         throw new StaleTokenException(resource(key), token, current == null ? 0 : current,
-                "UPDATE " + table + " SET " + fenceColumn + " = 0 WHERE " + keyColumn + " = " + key);
+                StaleTokenException.resetStatement(table, fenceColumn, keyColumn, key));
     }
 
     private String resource(Object key) {

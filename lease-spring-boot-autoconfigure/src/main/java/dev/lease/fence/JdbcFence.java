@@ -1,13 +1,18 @@
 package dev.lease.fence;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+
+import javax.sql.DataSource;
 
 import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcOperations;
+import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.lease.FencingToken;
@@ -22,7 +27,8 @@ import dev.lease.jdbc.SqlPlatforms;
  * the transaction that writes the resource, with the same {@link JdbcOperations} (so the same DataSource and
  * transaction manager): the row lock it takes serialises writers until commit, so a holder that paused past its
  * lease and wakes up with an older token fails instead of overwriting its successor's work, and a rolled-back
- * write rolls the fence back with it.
+ * write rolls the fence back with it. It refuses to run without a transaction of that DataSource: a transaction of
+ * another resource on the thread (another DataSource, JMS, Kafka) does not hold the fence's row lock.
  *
  * <pre>{@code
  * @Transactional
@@ -69,16 +75,13 @@ public final class JdbcFence {
      *        characters
      * @throws StaleTokenException when the resource already accepted a higher token; the transaction must not
      *         commit the write
-     * @throws IllegalStateException when no transaction is active: the check would not hold until the write
+     * @throws IllegalStateException when no transaction of the fence's own DataSource is active (none at all, or only
+     *         another resource's: another DataSource, JMS, Kafka): the check would not hold until the write
      */
     public void advance(String resource, FencingToken token) {
         validateResource(resource);
         Objects.requireNonNull(token, "token");
-        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
-            throw new IllegalStateException("JdbcFence.advance(\"" + resource + "\", " + token + ") must run inside the "
-                    + "transaction that writes the resource (@Transactional or a TransactionTemplate): in auto-commit the "
-                    + "fence row lock is released at once, so a stale holder could pass the check and still write.");
-        }
+        requireTransactionOfItsDataSource(resource, token);
         long value = token.value();
         if (jdbc.update(ADVANCE, value, resource, value) == 1) {
             return;
@@ -96,6 +99,43 @@ public final class JdbcFence {
                     + "concurrent transaction this transaction cannot see (repeatable read); retry the transaction");
         }
         throw new StaleTokenException(resource, token, current.getAsLong());
+    }
+
+    private void requireTransactionOfItsDataSource(String resource, FencingToken token) {
+        if (Boolean.TRUE.equals(jdbc.execute((ConnectionCallback<Boolean>) JdbcFence::isInThreadBoundTransaction))) {
+            return;
+        }
+        String found = TransactionSynchronizationManager.isActualTransactionActive()
+                ? "the transaction active on this thread belongs to another transaction manager (another DataSource,"
+                        + " JMS, Kafka...)"
+                : "no transaction is active";
+        throw new IllegalStateException("JdbcFence.advance(\"" + resource + "\", " + token + ") found no transaction "
+                + "on the fence's DataSource: " + found + ". In auto-commit the fence row lock is released at once, so "
+                + "a stale holder could pass the check and still write. Run the check and the writes it protects in "
+                + "one transaction of the transaction manager of the DataSource this JdbcFence's JdbcOperations uses (its "
+                + "DataSourceTransactionManager, or JTA): @Transactional(\"<that transaction manager>\") or a "
+                + "TransactionTemplate over it.");
+    }
+
+    /**
+     * Whether the connection runs a transaction that lasts beyond this statement. Not being in auto-commit is not
+     * enough: outside a thread-bound transaction each statement may get another pooled connection, so the row lock
+     * would stay on one the caller's writes never use. A connection a transaction manager bound to the thread is
+     * found among the thread's resources; other transactions on the thread (another DataSource, JMS) bind none for
+     * this DataSource, or only an auto-commit one.
+     */
+    private static boolean isInThreadBoundTransaction(Connection connection) throws SQLException {
+        if (connection.getAutoCommit()) {
+            return false;
+        }
+        // JdbcTemplate passes a close-suppressing proxy; Spring matches the bound connection only once it is unwrapped.
+        Connection target = DataSourceUtils.getTargetConnection(connection);
+        for (Object key : TransactionSynchronizationManager.getResourceMap().keySet()) {
+            if (key instanceof DataSource dataSource && DataSourceUtils.isConnectionTransactional(target, dataSource)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

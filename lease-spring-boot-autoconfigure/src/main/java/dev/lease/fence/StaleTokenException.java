@@ -1,5 +1,8 @@
 package dev.lease.fence;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
+
 import dev.lease.FencingToken;
 
 /**
@@ -19,8 +22,7 @@ public class StaleTokenException extends RuntimeException {
      * @param current the fence found at the resource, the highest token it accepted
      */
     public StaleTokenException(String resource, FencingToken presented, long current) {
-        this(resource, presented, current,
-                "UPDATE " + JdbcFence.TABLE + " SET fence = 0 WHERE resource = '" + resource + "'");
+        this(resource, presented, current, resetStatement(JdbcFence.TABLE, "fence", "resource", resource));
     }
 
     StaleTokenException(String resource, FencingToken presented, long current, String resetStatement) {
@@ -51,6 +53,28 @@ public class StaleTokenException extends RuntimeException {
      */
     public boolean fenceFarAhead() {
         return farAhead(presented.value(), current);
+    }
+
+    /**
+     * The statement that resets the fence of one row, ready to paste: the key as a number, or as an SQL string literal
+     * with {@code '} doubled. A text with a backslash has no literal that reads the same on every supported database
+     * (MySQL takes a backslash as an escape unless {@code NO_BACKSLASH_ESCAPES} is set), so it gets a bind marker with
+     * the value beside it.
+     */
+    static String resetStatement(String table, String fenceColumn, String keyColumn, Object key) {
+        String update = "UPDATE " + table + " SET " + fenceColumn + " = 0 WHERE " + keyColumn + " = ";
+        if (key instanceof Long || key instanceof Integer || key instanceof Short || key instanceof Byte
+                || key instanceof BigInteger) {
+            return update + key;
+        }
+        if (key instanceof BigDecimal decimal) {
+            return update + decimal.toPlainString();
+        }
+        String text = String.valueOf(key);
+        if (text.indexOf('\\') >= 0) {
+            return update + "? (bind " + keyColumn + " = " + text + ")";
+        }
+        return update + "'" + text.replace("'", "''") + "'";
     }
 
     private static boolean farAhead(long presented, long current) {

@@ -1,11 +1,13 @@
 package dev.lease.memory;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
@@ -13,8 +15,20 @@ import dev.lease.spi.LeaseBackend;
 
 /**
  * Leases kept in this JVM's memory: fenced, exclusive and expiring for real, but only among the threads of one
- * process. For tests, and for applications that run as a single instance. Its "server clock" is this JVM's
- * monotonic clock.
+ * process. For tests, and for applications that run as a single instance. Its "server clock" for expiry is this
+ * JVM's monotonic clock.
+ *
+ * <p>Tokens are seeded from the wall clock, because a fenced table outlives the process: each grant of a name gets
+ * the larger of the name's previous token + 1 and the current wall-clock time in microseconds since the epoch. So
+ * within this JVM a name's tokens strictly increase whatever the clock does (standing still or going back), and the
+ * first token after a restart is above every token the earlier JVM issued, as long as
+ * <ul>
+ * <li>the wall clock did not go back across the restart, and</li>
+ * <li>the earlier JVM's grants of that name never outran one per microsecond (each grant faster than that puts the
+ * token one microsecond ahead of the clock, and the restart must take longer than that lead).</li>
+ * </ul>
+ * If either fails (a clock set back by hand or by a large NTP step), a fenced resource refuses the new tokens with
+ * {@link dev.lease.fence.StaleTokenException} until the clock has caught up; it never accepts a stale write.
  */
 public final class InMemoryLeaseBackend implements LeaseBackend {
 
@@ -22,6 +36,22 @@ public final class InMemoryLeaseBackend implements LeaseBackend {
     public static final String ID = "in-memory";
 
     private final Map<String, Slot> slots = new ConcurrentHashMap<>();
+    private final LongSupplier wallClockMicros;
+
+    /** Tokens seeded from this machine's wall clock. */
+    public InMemoryLeaseBackend() {
+        this(InMemoryLeaseBackend::epochMicros);
+    }
+
+    /** @param wallClockMicros the wall-clock time in microseconds since the epoch; tests pass a clock they control */
+    InMemoryLeaseBackend(LongSupplier wallClockMicros) {
+        this.wallClockMicros = wallClockMicros;
+    }
+
+    private static long epochMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+    }
 
     @Override
     public String id() {
@@ -41,7 +71,7 @@ public final class InMemoryLeaseBackend implements LeaseBackend {
             if (slot.isHeld(now)) {
                 return Optional.empty();
             }
-            slot.token++;
+            slot.token = Math.max(slot.token + 1, wallClockMicros.getAsLong());
             slot.owner = UUID.randomUUID().toString();
             slot.ttlNanos = request.ttl().toNanos();
             slot.expiresAt = now + slot.ttlNanos;
@@ -104,7 +134,11 @@ public final class InMemoryLeaseBackend implements LeaseBackend {
         }
     }
 
-    /** The last token granted for {@code name}, if it was ever granted. */
+    /**
+     * The last token granted for {@code name} by this backend, if it granted the name at all. Tokens are wall-clock
+     * microseconds or the previous token + 1, whichever is larger (see the class comment for when they stay above an
+     * earlier JVM's): compare them, never count on their values.
+     */
     public OptionalLong lastToken(String name) {
         Slot slot = slots.get(name);
         if (slot == null) {

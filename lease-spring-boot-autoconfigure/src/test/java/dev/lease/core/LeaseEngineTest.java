@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import dev.lease.FencingToken;
 import dev.lease.Lease;
 import dev.lease.LeaseContext;
 import dev.lease.LeaseKind;
@@ -280,12 +281,13 @@ class LeaseEngineTest {
         InMemoryLeaseBackend memory = new InMemoryLeaseBackend();
         engine.close();
         engine = engineOver(memory);
-        engine.execute(spec("again"), outer -> engine.execute(spec("again"), inner -> {
+        FencingToken outerToken = engine.execute(spec("again"), outer -> engine.execute(spec("again"), inner -> {
             assertThat(inner).isSameAs(outer);
             assertThat(LeaseContext.current()).isSameAs(outer);
-            return null;
+            assertThat(inner.token()).isEqualTo(outer.token());
+            return outer.token();
         }));
-        assertThat(memory.lastToken("again")).hasValue(1);
+        assertThat(memory.lastToken("again")).as("the last grant is the outer one").hasValue(outerToken.value());
         assertThatThrownBy(() -> engine.execute(spec("again"),
                 outer -> engine.execute(LeaseSpec.of("again", LeaseKind.EFFICIENCY), inner -> null)))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("already held by this thread");

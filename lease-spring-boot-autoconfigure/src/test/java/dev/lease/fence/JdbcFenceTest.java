@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
+import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -65,6 +66,8 @@ abstract class JdbcFenceTest {
         new JdbcFence(new JdbcTemplate(dataSource)).createSchema();
         new JdbcTemplate(dataSource).execute("CREATE TABLE IF NOT EXISTS account (id BIGINT PRIMARY KEY, "
                 + "balance BIGINT NOT NULL, owner_note VARCHAR(100), fence BIGINT)");
+        new JdbcTemplate(dataSource).execute("CREATE TABLE IF NOT EXISTS coded (code VARCHAR(100) PRIMARY KEY, "
+                + "fence BIGINT)");
     }
 
     @BeforeEach
@@ -100,13 +103,50 @@ abstract class JdbcFenceTest {
         assertThat(fence.current(resource)).hasValue(6);
     }
 
+    /** The suggested reset is valid SQL that resets exactly this resource, even with a quote in its name. */
     @Test
-    void aFenceFarAheadOfTheTokenSuggestsACounterReset() {
+    void aFenceFarAheadOfTheTokenSuggestsACounterResetThatRuns() {
+        String quoted = resource + "-o'clock";
+        inTransaction(() -> fence.advance(quoted, token(500)));
         inTransaction(() -> fence.advance(resource, token(500)));
-        assertThatThrownBy(() -> inTransaction(() -> fence.advance(resource, token(2))))
-                .isInstanceOfSatisfying(StaleTokenException.class, ex -> assertThat(ex.fenceFarAhead()).isTrue())
-                .hasMessageContaining("ZooKeeper znode was deleted")
-                .hasMessageContaining("UPDATE lease_fence SET fence = 0 WHERE resource = '" + resource + "'");
+        String reset = resetSuggestedBy(() -> inTransaction(() -> fence.advance(quoted, token(2))));
+        assertThat(reset).isEqualTo("UPDATE lease_fence SET fence = 0 WHERE resource = '" + resource + "-o''clock'");
+
+        assertThat(jdbc.update(reset)).isEqualTo(1);
+        assertThat(fence.current(quoted)).hasValue(0);
+        assertThat(fence.current(resource)).hasValue(500);
+        inTransaction(() -> fence.advance(quoted, token(2)));
+        assertThat(fence.current(quoted)).hasValue(2);
+    }
+
+    @Test
+    void aFencedTableWithATextKeySuggestsAResetThatRuns() {
+        String code = "INV-'" + System.nanoTime() + "'";
+        String neighbour = code + "-2";
+        jdbc.update("INSERT INTO coded (code, fence) VALUES (?, 500), (?, 500)", code, neighbour);
+        FencedTable coded = fence.table("coded", "code");
+        String reset = resetSuggestedBy(() -> inTransaction(() -> coded.update(code, token(2), Map.of())));
+        assertThat(reset).isEqualTo("UPDATE coded SET fence = 0 WHERE code = '" + code.replace("'", "''") + "'");
+
+        assertThat(jdbc.update(reset)).isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT fence FROM coded WHERE code = ?", Long.class, code)).isZero();
+        assertThat(jdbc.queryForObject("SELECT fence FROM coded WHERE code = ?", Long.class, neighbour)).isEqualTo(500);
+        inTransaction(() -> coded.update(code, token(2), Map.of()));
+        assertThat(jdbc.queryForObject("SELECT fence FROM coded WHERE code = ?", Long.class, code)).isEqualTo(2);
+    }
+
+    /** The statement a far-ahead StaleTokenException suggests, which ends its message. */
+    private static String resetSuggestedBy(Runnable staleWrite) {
+        try {
+            staleWrite.run();
+        }
+        catch (StaleTokenException ex) {
+            assertThat(ex.fenceFarAhead()).isTrue();
+            assertThat(ex.getMessage()).contains("ZooKeeper znode was deleted");
+            String lead = "reset it: ";
+            return ex.getMessage().substring(ex.getMessage().indexOf(lead) + lead.length());
+        }
+        throw new AssertionError("the stale write was accepted");
     }
 
     @ParameterizedTest(name = "fence row existed before: {0}")
@@ -170,8 +210,42 @@ abstract class JdbcFenceTest {
     @Test
     void advancingOutsideATransactionIsRefusedBecauseTheRowLockWouldNotHoldUntilTheWrite() {
         assertThatThrownBy(() -> fence.advance(resource, token(1))).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("inside the transaction");
+                .hasMessageContaining(resource).hasMessageContaining("no transaction is active")
+                .hasMessageContaining("transaction manager of the DataSource");
         assertThat(fence.current(resource)).isEmpty();
+    }
+
+    /**
+     * Another database's transaction (as under {@code @Transactional("otherTm")}) leaves the fence's DataSource in
+     * auto-commit: its row lock would be gone before the write it guards.
+     */
+    @Test
+    void aTransactionOfAnotherDataSourceDoesNotCountAndOnlyTheFencesOwnDoes() {
+        JdbcDataSource other = new JdbcDataSource();
+        other.setURL("jdbc:h2:mem:other-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
+        TransactionTemplate otherTransactions = new TransactionTemplate(new DataSourceTransactionManager(other));
+        try {
+            assertThatThrownBy(() -> otherTransactions.executeWithoutResult(
+                    status -> fence.advance(resource, token(1))))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining(resource)
+                    .hasMessageContaining("belongs to another transaction manager")
+                    .hasMessageContaining("transaction manager of the DataSource");
+            // An earlier statement on the fence's DataSource in that transaction binds its connection to the thread,
+            // still in auto-commit.
+            assertThatThrownBy(() -> otherTransactions.executeWithoutResult(status -> {
+                jdbc.queryForObject("SELECT COUNT(*) FROM " + JdbcFence.TABLE, Long.class);
+                fence.advance(resource, token(1));
+            })).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("belongs to another transaction manager");
+            assertThat(fence.current(resource)).isEmpty();
+
+            otherTransactions.executeWithoutResult(status -> inTransaction(() -> fence.advance(resource, token(2))));
+            inTransaction(() -> fence.advance(resource, token(3)));
+            assertThat(fence.current(resource)).hasValue(3);
+        }
+        finally {
+            new JdbcTemplate(other).execute("SHUTDOWN");
+        }
     }
 
     /** The lease on an outer bean, the transaction and the fence on an inner one, as services are usually split. */
