@@ -14,7 +14,9 @@ import java.lang.annotation.Target;
  * the thread is interrupted at once, and when the method returns or throws, the caller gets
  * {@link LeaseLostException}: the result may have been produced without the lease. The lease is released when
  * the method exits. Around {@code @Transactional} the lease is the outer layer, so the commit happens while the
- * lease is still held.
+ * lease is still held. With {@code @Async} the lease is the inner layer: it is taken on the executor thread that
+ * runs the body and held for the whole body, so such a method may return a {@code CompletableFuture}, and a
+ * {@code LeaseUnavailableException} or {@code LeaseLostException} reaches the caller through that future.
  *
  * <pre>{@code
  * @Leased(name = "invoice-#{#invoiceId}", kind = LeaseKind.CORRECTNESS)

@@ -1,12 +1,14 @@
 package dev.lease.aop;
 
 import java.lang.reflect.Method;
+import java.time.Duration;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 
+import dev.lease.LeaseUnavailableException;
 import dev.lease.WhenBusy;
 import dev.lease.core.LeaseEngine;
 
@@ -15,10 +17,12 @@ final class LeaseInterceptor implements MethodInterceptor {
 
     private final LeasedMethodRegistry registry;
     private final ObjectProvider<LeaseEngine> engine;
+    private final LeasedCalls calls;
 
-    LeaseInterceptor(LeasedMethodRegistry registry, ObjectProvider<LeaseEngine> engine) {
+    LeaseInterceptor(LeasedMethodRegistry registry, ObjectProvider<LeaseEngine> engine, LeasedCalls calls) {
         this.registry = registry;
         this.engine = engine;
+        this.calls = calls;
     }
 
     @Override
@@ -31,7 +35,17 @@ final class LeaseInterceptor implements MethodInterceptor {
             return invocation.proceed();
         }
         String name = registry.evaluateName(leased, invocation.getArguments(), target);
-        return engine.getObject().run(leased.spec(name), lease -> invocation.proceed(),
-                leased.whenBusy() == WhenBusy.SKIP ? leased.skipValue() : null);
+        if (!calls.enter()) {
+            throw new LeaseUnavailableException(name, Duration.ZERO, "(not asked)", new IllegalStateException(
+                    "the application is shutting down and its lease engine is closing, so " + leased.describe()
+                            + " did not run"));
+        }
+        try {
+            return engine.getObject().run(leased.spec(name), lease -> invocation.proceed(),
+                    leased.whenBusy() == WhenBusy.SKIP ? leased.skipValue() : null);
+        }
+        finally {
+            calls.exit();
+        }
     }
 }

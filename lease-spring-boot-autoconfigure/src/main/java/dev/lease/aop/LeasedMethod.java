@@ -22,9 +22,10 @@ import dev.lease.WhenBusy;
  * @param waitFor how long to wait when busy
  * @param whenBusy what to do when still busy
  * @param skipValue what a skipped call returns
+ * @param async whether the method or its class is {@code @Async}, so the lease must sit inside the hand-off
  */
 record LeasedMethod(Method method, String literalName, Expression nameTemplate, LeaseKind kind, Duration ttl,
-        Duration renewEvery, Duration waitFor, WhenBusy whenBusy, Supplier<Object> skipValue) {
+        Duration renewEvery, Duration waitFor, WhenBusy whenBusy, Supplier<Object> skipValue, boolean async) {
 
     LeaseSpec spec(String name) {
         LeaseSpec spec = LeaseSpec.of(name, kind).withWaitFor(waitFor);
@@ -35,6 +36,11 @@ record LeasedMethod(Method method, String literalName, Expression nameTemplate, 
             spec = spec.withRenewEvery(renewEvery);
         }
         return spec;
+    }
+
+    /** How error messages name the lease: its literal name or its template, quoted. */
+    String describeName() {
+        return "'" + (literalName != null ? literalName : nameTemplate.getExpressionString()) + "'";
     }
 
     /** How error messages name this method: {@code InvoiceService.bill(long)}. */

@@ -3,8 +3,9 @@ package dev.lease.aop;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.Future;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
 import java.util.function.Supplier;
 
 import org.springframework.boot.convert.DurationStyle;
@@ -34,7 +35,8 @@ final class LeasedMethodParser {
         this.placeholders = placeholders;
     }
 
-    LeasedMethod parse(Method method, Leased leased) {
+    /** @param async whether the method runs behind an {@code @Async} hand-off, with the lease inside it */
+    LeasedMethod parse(Method method, Leased leased, boolean async) {
         String where = "@Leased on " + LeasedMethod.describe(method);
         String name = leased.name();
         String literal = null;
@@ -58,18 +60,21 @@ final class LeasedMethodParser {
             }
         }
         Class<?> returnType = method.getReturnType();
-        if (Future.class.isAssignableFrom(returnType) || CompletionStage.class.isAssignableFrom(returnType)
-                || returnType.getName().equals("org.reactivestreams.Publisher")
-                || hasInterface(returnType, "org.reactivestreams.Publisher")) {
+        boolean publisher = returnType.getName().equals("org.reactivestreams.Publisher")
+                || hasInterface(returnType, "org.reactivestreams.Publisher");
+        // Behind @Async the lease is taken on the executor thread, so a future-returning body runs under it.
+        if (publisher || (!async && isFuture(returnType))) {
             throw new LeaseConfigurationException(where + ": the method returns " + returnType.getSimpleName()
                     + ", so the lease would be released as soon as the work is handed off, long before it finishes.",
-                    "put @Leased on the method that does the work synchronously (for example inside the async task).");
+                    "put @Leased on the method that does the work synchronously (for example inside the async task)"
+                            + (publisher ? "." : ", or make this method @Async: the lease is then held on the "
+                                    + "executor thread for the whole body."));
         }
         Supplier<Object> skipValue = skipValue(where, returnType, leased.whenBusy());
         return new LeasedMethod(method, literal, template, leased.kind(), duration(where, "ttl", leased.ttl()),
                 duration(where, "renewEvery", leased.renewEvery()),
                 Optional.ofNullable(duration(where, "waitFor", leased.waitFor())).orElse(Duration.ZERO),
-                leased.whenBusy(), skipValue);
+                leased.whenBusy(), skipValue, async);
     }
 
     private Duration duration(String where, String attribute, String text) {
@@ -105,6 +110,10 @@ final class LeasedMethodParser {
         if (returnType == Optional.class) {
             return Optional::empty;
         }
+        if (isFuture(returnType) && returnType.isAssignableFrom(CompletableFuture.class)) {
+            // The @Async hand-off unwraps it, so the caller's future completes with null.
+            return () -> CompletableFuture.completedFuture(null);
+        }
         if (whenBusy == WhenBusy.SKIP && returnType.isPrimitive() && returnType != void.class) {
             throw new LeaseConfigurationException(where + ": whenBusy = SKIP but the method returns "
                     + returnType.getName() + ", which cannot express \"skipped\".",
@@ -112,6 +121,10 @@ final class LeasedMethodParser {
                             + "whenBusy = THROW.");
         }
         return () -> null;
+    }
+
+    private static boolean isFuture(Class<?> returnType) {
+        return Future.class.isAssignableFrom(returnType) || CompletionStage.class.isAssignableFrom(returnType);
     }
 
     private static boolean hasInterface(Class<?> type, String name) {

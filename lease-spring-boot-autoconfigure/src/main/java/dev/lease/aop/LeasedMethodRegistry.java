@@ -18,6 +18,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.BeanResolver;
 import org.springframework.expression.Expression;
 import org.springframework.expression.common.CompositeStringExpression;
+import org.springframework.scheduling.annotation.Async;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringValueResolver;
@@ -31,7 +32,7 @@ import dev.lease.core.LeaseConfigurationException;
  */
 final class LeasedMethodRegistry {
 
-    private static final LeasedMethod NONE = new LeasedMethod(null, null, null, null, null, null, null, null, null);
+    private static final LeasedMethod NONE = new LeasedMethod(null, null, null, null, null, null, null, null, null, false);
 
     private final Map<MethodClassKey, LeasedMethod> cache = new ConcurrentHashMap<>();
     private final LeasedMethodParser parser;
@@ -51,7 +52,13 @@ final class LeasedMethodRegistry {
             if (leased == null && specific != method) {
                 leased = AnnotatedElementUtils.findMergedAnnotation(method, Leased.class);
             }
-            return leased == null ? NONE : parser.parse(specific, leased);
+            if (leased == null) {
+                return NONE;
+            }
+            boolean async = AnnotatedElementUtils.hasAnnotation(specific, Async.class)
+                    || AnnotatedElementUtils.hasAnnotation(method, Async.class)
+                    || AnnotatedElementUtils.hasAnnotation(targetClass, Async.class);
+            return parser.parse(specific, leased, async);
         });
         return found == NONE ? Optional.empty() : Optional.of(found);
     }
