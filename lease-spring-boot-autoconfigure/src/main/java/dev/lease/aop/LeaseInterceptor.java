@@ -1,7 +1,6 @@
 package dev.lease.aop;
 
 import java.lang.reflect.Method;
-import java.time.Duration;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -36,9 +35,8 @@ final class LeaseInterceptor implements MethodInterceptor {
         }
         String name = registry.evaluateName(leased, invocation.getArguments(), target);
         if (!calls.enter()) {
-            throw new LeaseUnavailableException(name, Duration.ZERO, "(not asked)", new IllegalStateException(
-                    "the application is shutting down and its lease engine is closing, so " + leased.describe()
-                            + " did not run"));
+            throw new LeaseUnavailableException(name, "(none asked)", "the application is shutting down (the lease "
+                    + "engine is closing), so " + leased.describe() + " did not run");
         }
         try {
             return engine.getObject().run(leased.spec(name), lease -> invocation.proceed(),
