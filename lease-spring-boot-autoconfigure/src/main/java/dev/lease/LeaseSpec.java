@@ -5,9 +5,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * An immutable description of a lease to acquire: {@code LeaseSpec.of(name, kind).withTtl(d).withWaitFor(d)}.
- * Unset ttl and renewal interval fall back to {@code lease.default-ttl} and {@code lease.renew-every} (else
- * ttl/3).
+ * An immutable description of a lease to acquire:
+ * {@code LeaseSpec.of(name, kind).withTtl(d).withRenewEvery(d).withWaitFor(d).withFence(resource)}. Unset ttl and
+ * renewal interval fall back to {@code lease.default-ttl} and {@code lease.renew-every} (else ttl/3).
  */
 public final class LeaseSpec {
 
@@ -16,8 +16,9 @@ public final class LeaseSpec {
     private final Duration ttl;
     private final Duration renewEvery;
     private final Duration waitFor;
+    private final String fence;
 
-    private LeaseSpec(String name, LeaseKind kind, Duration ttl, Duration renewEvery, Duration waitFor) {
+    private LeaseSpec(String name, LeaseKind kind, Duration ttl, Duration renewEvery, Duration waitFor, String fence) {
         this.name = Objects.requireNonNull(name, "name");
         this.kind = Objects.requireNonNull(kind, "kind");
         this.ttl = positiveOrNull(ttl, "ttl");
@@ -26,26 +27,42 @@ public final class LeaseSpec {
         if (waitFor.isNegative()) {
             throw new IllegalArgumentException("waitFor must not be negative, got " + waitFor + " for lease '" + name + "'");
         }
+        if (fence != null && (fence.isBlank() || kind != LeaseKind.CORRECTNESS)) {
+            throw new IllegalArgumentException("Lease '" + name + "': " + (fence.isBlank()
+                    ? "the fence resource is blank; name the resource the lease protects, such as 'invoice-42'"
+                    : "fence at grant needs a fencing token, so it is for CORRECTNESS leases only, not " + kind));
+        }
+        this.fence = fence;
     }
 
     /** A lease on {@code name} of the given kind, with default ttl and renewal, that does not wait when busy. */
     public static LeaseSpec of(String name, LeaseKind kind) {
-        return new LeaseSpec(name, kind, null, null, Duration.ZERO);
+        return new LeaseSpec(name, kind, null, null, Duration.ZERO, null);
     }
 
     /** A copy with this time to live. */
     public LeaseSpec withTtl(Duration ttl) {
-        return new LeaseSpec(name, kind, Objects.requireNonNull(ttl, "ttl"), renewEvery, waitFor);
+        return new LeaseSpec(name, kind, Objects.requireNonNull(ttl, "ttl"), renewEvery, waitFor, fence);
     }
 
     /** A copy renewed at this interval, which must be less than half the ttl. */
     public LeaseSpec withRenewEvery(Duration renewEvery) {
-        return new LeaseSpec(name, kind, ttl, Objects.requireNonNull(renewEvery, "renewEvery"), waitFor);
+        return new LeaseSpec(name, kind, ttl, Objects.requireNonNull(renewEvery, "renewEvery"), waitFor, fence);
     }
 
     /** A copy that waits up to {@code waitFor} for a busy lease. */
     public LeaseSpec withWaitFor(Duration waitFor) {
-        return new LeaseSpec(name, kind, ttl, renewEvery, waitFor);
+        return new LeaseSpec(name, kind, ttl, renewEvery, waitFor, fence);
+    }
+
+    /**
+     * A copy that advances the fence of {@code resource} to the new token right after the grant, in a transaction of
+     * its own committed before the work runs (see {@link Leased#fence()}). For {@code CORRECTNESS} leases only.
+     *
+     * @throws IllegalArgumentException when the resource is blank or the lease is not {@code CORRECTNESS}
+     */
+    public LeaseSpec withFence(String resource) {
+        return new LeaseSpec(name, kind, ttl, renewEvery, waitFor, Objects.requireNonNull(resource, "resource"));
     }
 
     /** The lease name. */
@@ -73,6 +90,11 @@ public final class LeaseSpec {
         return waitFor;
     }
 
+    /** The resource whose fence is advanced at grant, if any. */
+    public Optional<String> fence() {
+        return Optional.ofNullable(fence);
+    }
+
     private static Duration positiveOrNull(Duration d, String what) {
         if (d != null && (d.isZero() || d.isNegative())) {
             throw new IllegalArgumentException(what + " must be positive, got " + d);
@@ -83,17 +105,17 @@ public final class LeaseSpec {
     @Override
     public boolean equals(Object o) {
         return o instanceof LeaseSpec s && name.equals(s.name) && kind == s.kind && Objects.equals(ttl, s.ttl)
-                && Objects.equals(renewEvery, s.renewEvery) && waitFor.equals(s.waitFor);
+                && Objects.equals(renewEvery, s.renewEvery) && waitFor.equals(s.waitFor) && Objects.equals(fence, s.fence);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, kind, ttl, renewEvery, waitFor);
+        return Objects.hash(name, kind, ttl, renewEvery, waitFor, fence);
     }
 
     @Override
     public String toString() {
         return "LeaseSpec[name=" + name + ", kind=" + kind + ", ttl=" + ttl + ", renewEvery=" + renewEvery
-                + ", waitFor=" + waitFor + "]";
+                + ", waitFor=" + waitFor + (fence != null ? ", fence=" + fence : "") + "]";
     }
 }

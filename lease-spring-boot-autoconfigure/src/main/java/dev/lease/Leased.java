@@ -58,4 +58,16 @@ public @interface Leased {
 
     /** What to do when the lease is still busy after {@link #waitFor()}. */
     WhenBusy whenBusy() default WhenBusy.THROW;
+
+    /**
+     * Fence at grant: a resource (literal or {@code #{...}} template, like {@link #name()}) whose
+     * {@code JdbcFence} is advanced to the new token right after the grant, in a short transaction of its own that
+     * commits before the method runs. From then on every write with an older token through {@code JdbcFence} is
+     * refused, even before this method writes anything, which closes the window in which a holder that paused past
+     * its lease could still write. If the fence already accepted a newer token, the lease was superseded before the
+     * method started: the method does not run and the caller gets {@link LeaseLostException} caused by the fence's
+     * {@code StaleTokenException}. Costs one more transaction per grant. {@code CORRECTNESS} only, and it needs a
+     * {@code JdbcFence} bean; both are checked at startup. Empty means no fence at grant.
+     */
+    String fence() default "";
 }

@@ -39,7 +39,8 @@ final class LeaseInterceptor implements MethodInterceptor {
                     + "engine is closing), so " + leased.describe() + " did not run");
         }
         try {
-            return engine.getObject().run(leased.spec(name), lease -> invocation.proceed(),
+            String fence = registry.evaluateFence(leased, invocation.getArguments(), target);
+            return engine.getObject().run(leased.spec(name, fence), lease -> invocation.proceed(),
                     leased.whenBusy() == WhenBusy.SKIP ? leased.skipValue() : null);
         }
         finally {

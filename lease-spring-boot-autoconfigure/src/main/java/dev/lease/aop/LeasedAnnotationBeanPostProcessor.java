@@ -110,7 +110,8 @@ public class LeasedAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareA
         }
         LeaseEngine leases = engine.getObject();
         for (LeasedMethod method : methods) {
-            leases.validate("@Leased on " + method.describe(), method.kind(), method.ttl(), method.renewEvery());
+            leases.validate("@Leased on " + method.describe() + " (lease " + method.describeName() + ")", method.kind(),
+                    method.ttl(), method.renewEvery(), method.fence() != null);
         }
     }
 

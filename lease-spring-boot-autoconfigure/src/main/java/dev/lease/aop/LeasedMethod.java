@@ -4,8 +4,6 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.function.Supplier;
 
-import org.springframework.expression.Expression;
-
 import dev.lease.LeaseKind;
 import dev.lease.LeaseSpec;
 import dev.lease.WhenBusy;
@@ -14,8 +12,7 @@ import dev.lease.WhenBusy;
  * Everything about one {@code @Leased} method that can be known before it is called, parsed once.
  *
  * @param method the annotated method, for messages
- * @param literalName the name when it has no {@code #{...}} part, else null
- * @param nameTemplate the parsed SpEL template when the name has {@code #{...}} parts, else null
+ * @param name the lease name, literal or template
  * @param kind the lease kind
  * @param ttl the ttl, or null for {@code lease.default-ttl}
  * @param renewEvery the renewal interval, or null for the default
@@ -23,12 +20,17 @@ import dev.lease.WhenBusy;
  * @param whenBusy what to do when still busy
  * @param skipValue what a skipped call returns
  * @param async whether the method or its class is {@code @Async}, so the lease must sit inside the hand-off
+ * @param fence the resource to fence at grant, literal or template, or null for none
  */
-record LeasedMethod(Method method, String literalName, Expression nameTemplate, LeaseKind kind, Duration ttl,
-        Duration renewEvery, Duration waitFor, WhenBusy whenBusy, Supplier<Object> skipValue, boolean async) {
+record LeasedMethod(Method method, NameTemplate name, LeaseKind kind, Duration ttl, Duration renewEvery,
+        Duration waitFor, WhenBusy whenBusy, Supplier<Object> skipValue, boolean async, NameTemplate fence) {
 
-    LeaseSpec spec(String name) {
+    /** @param fenceResource the evaluated fence resource, or null for none */
+    LeaseSpec spec(String name, String fenceResource) {
         LeaseSpec spec = LeaseSpec.of(name, kind).withWaitFor(waitFor);
+        if (fenceResource != null) {
+            spec = spec.withFence(fenceResource);
+        }
         if (ttl != null) {
             spec = spec.withTtl(ttl);
         }
@@ -40,7 +42,7 @@ record LeasedMethod(Method method, String literalName, Expression nameTemplate, 
 
     /** How error messages name the lease: its literal name or its template, quoted. */
     String describeName() {
-        return "'" + (literalName != null ? literalName : nameTemplate.getExpressionString()) + "'";
+        return name.describe();
     }
 
     /** How error messages name this method: {@code InvoiceService.bill(long)}. */

@@ -9,10 +9,6 @@ import java.util.concurrent.Future;
 import java.util.function.Supplier;
 
 import org.springframework.boot.convert.DurationStyle;
-import org.springframework.expression.Expression;
-import org.springframework.expression.ParseException;
-import org.springframework.expression.common.TemplateParserContext;
-import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.StringValueResolver;
 
 import dev.lease.Leased;
@@ -26,9 +22,6 @@ import dev.lease.core.LeaseNames;
  */
 final class LeasedMethodParser {
 
-    private static final SpelExpressionParser PARSER = new SpelExpressionParser();
-    private static final TemplateParserContext TEMPLATE = new TemplateParserContext();
-
     private final StringValueResolver placeholders;
 
     LeasedMethodParser(StringValueResolver placeholders) {
@@ -38,27 +31,11 @@ final class LeasedMethodParser {
     /** @param async whether the method runs behind an {@code @Async} hand-off, with the lease inside it */
     LeasedMethod parse(Method method, Leased leased, boolean async) {
         String where = "@Leased on " + LeasedMethod.describe(method);
-        String name = leased.name();
-        String literal = null;
-        Expression template = null;
-        if (name.contains(TEMPLATE.getExpressionPrefix())) {
-            try {
-                template = PARSER.parseExpression(name, TEMPLATE);
-            }
-            catch (ParseException ex) {
-                throw new LeaseConfigurationException(where + ": name \"" + name + "\" is not a valid SpEL template ("
-                        + ex.getMessage() + ").", "write the name as text with #{...} parts, e.g. \"invoice-#{#id}\".");
-            }
-        }
-        else {
-            try {
-                literal = LeaseNames.validate(name);
-            }
-            catch (IllegalArgumentException ex) {
-                throw new LeaseConfigurationException(where + ": " + ex.getMessage(),
-                        "give the lease a non-blank name that names what it protects, e.g. \"nightly-report\".");
-            }
-        }
+        NameTemplate name = NameTemplate.parse(where, "name", leased.name(), LeaseNames::validate, "nightly-report",
+                "invoice-#{#id}");
+        NameTemplate fence = leased.fence().isEmpty() ? null
+                : NameTemplate.parse(where, "fence", leased.fence(), NameTemplate::checkNotBlank, "invoice-42",
+                        "invoice-#{#id}");
         Class<?> returnType = method.getReturnType();
         boolean publisher = returnType.getName().equals("org.reactivestreams.Publisher")
                 || hasInterface(returnType, "org.reactivestreams.Publisher");
@@ -71,10 +48,10 @@ final class LeasedMethodParser {
                                     + "executor thread for the whole body."));
         }
         Supplier<Object> skipValue = skipValue(where, returnType, leased.whenBusy());
-        return new LeasedMethod(method, literal, template, leased.kind(), duration(where, "ttl", leased.ttl()),
+        return new LeasedMethod(method, name, leased.kind(), duration(where, "ttl", leased.ttl()),
                 duration(where, "renewEvery", leased.renewEvery()),
                 Optional.ofNullable(duration(where, "waitFor", leased.waitFor())).orElse(Duration.ZERO),
-                leased.whenBusy(), skipValue, async);
+                leased.whenBusy(), skipValue, async, fence);
     }
 
     private Duration duration(String where, String attribute, String text) {

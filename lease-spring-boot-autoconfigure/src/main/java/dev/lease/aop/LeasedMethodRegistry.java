@@ -16,8 +16,7 @@ import org.springframework.core.MethodClassKey;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.BeanResolver;
-import org.springframework.expression.Expression;
-import org.springframework.expression.common.CompositeStringExpression;
+import org.springframework.expression.EvaluationContext;
 import org.springframework.scheduling.annotation.Async;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
@@ -32,7 +31,7 @@ import dev.lease.core.LeaseConfigurationException;
  */
 final class LeasedMethodRegistry {
 
-    private static final LeasedMethod NONE = new LeasedMethod(null, null, null, null, null, null, null, null, null, false);
+    private static final LeasedMethod NONE = new LeasedMethod(null, null, null, null, null, null, null, null, false, null);
 
     private final Map<MethodClassKey, LeasedMethod> cache = new ConcurrentHashMap<>();
     private final LeasedMethodParser parser;
@@ -85,34 +84,24 @@ final class LeasedMethodRegistry {
         return cache.values().stream().filter(m -> m != NONE).distinct().toList();
     }
 
-    /**
-     * Evaluates the name template against the call. Each {@code #{...}} part must yield a value: a misspelt
-     * parameter (or one whose name was not compiled in) would otherwise evaluate to nothing and silently put every
-     * call under one shared lease.
-     */
+    /** The lease name for one call. */
     String evaluateName(LeasedMethod leased, Object[] args, Object target) {
-        if (leased.literalName() != null) {
-            return leased.literalName();
-        }
+        return leased.name().evaluate("the lease name of " + leased.describe(), () -> context(leased, args, target));
+    }
+
+    /** The resource to fence at grant for one call, or null when the method names none. */
+    String evaluateFence(LeasedMethod leased, Object[] args, Object target) {
+        return leased.fence() == null ? null
+                : leased.fence().evaluate("the fence of " + leased.describe(), () -> context(leased, args, target));
+    }
+
+    private EvaluationContext context(LeasedMethod leased, Object[] args, Object target) {
         Method method = leased.method();
         MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
                 new LeasedExpressionRoot(method, args, target), method, args, parameterNames);
         if (beanResolver != null) {
             context.setBeanResolver(beanResolver);
         }
-        Expression template = leased.nameTemplate();
-        Expression[] parts = template instanceof CompositeStringExpression composite ? composite.getExpressions()
-                : new Expression[] {template};
-        StringBuilder name = new StringBuilder();
-        for (Expression part : parts) {
-            Object value = part.getValue(context);
-            if (value == null) {
-                throw new IllegalArgumentException("The lease name of " + leased.describe() + " cannot be built: #{"
-                        + part.getExpressionString() + "} evaluated to null. Refer to arguments by their names (compile "
-                        + "with -parameters) or as #p0, #p1..., and make sure the value is not null.");
-            }
-            name.append(value);
-        }
-        return name.toString();
+        return context;
     }
 }

@@ -14,6 +14,7 @@ import dev.lease.aop.LeasedAnnotationBeanPostProcessor;
 import dev.lease.core.BackendRouter;
 import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
+import dev.lease.spi.GrantFence;
 import dev.lease.spi.LeaseBackend;
 
 /**
@@ -39,9 +40,10 @@ public class LeaseAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    LeaseEngine leaseEngine(BackendRouter leaseBackendRouter, LeaseProperties properties) {
+    LeaseEngine leaseEngine(BackendRouter leaseBackendRouter, LeaseProperties properties,
+            ObjectProvider<GrantFence> grantFence) {
         return new LeaseEngine(leaseBackendRouter,
-                new LeaseDefaults(properties.getDefaultTtl(), properties.getRenewEvery()));
+                new LeaseDefaults(properties.getDefaultTtl(), properties.getRenewEvery()), grantFence.getIfUnique());
     }
 
     @Bean

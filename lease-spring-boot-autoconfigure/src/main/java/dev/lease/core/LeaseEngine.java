@@ -21,6 +21,7 @@ import dev.lease.LeaseSpec;
 import dev.lease.LeaseTemplate;
 import dev.lease.LeaseUnavailableException;
 import dev.lease.spi.Grant;
+import dev.lease.spi.GrantFence;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
 
@@ -37,6 +38,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     private final LeaseDefaults defaults;
     private final RenewalExecutors executors;
     private final LongSupplier clock;
+    private final GrantFence grantFence;
     private final Set<HeldLease> live = ConcurrentHashMap.newKeySet();
     /** Set once, under the lock of {@link #live}, when closing starts. */
     private volatile boolean closing;
@@ -46,12 +48,26 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
      * @param defaults ttl and renewal interval for leases that set none
      */
     public LeaseEngine(BackendRouter router, LeaseDefaults defaults) {
-        this(router, defaults, System::nanoTime);
+        this(router, defaults, (GrantFence) null);
+    }
+
+    /**
+     * @param router which backend serves each kind
+     * @param defaults ttl and renewal interval for leases that set none
+     * @param grantFence the fence advanced at grant for leases that name a fence resource, or null when there is none
+     */
+    public LeaseEngine(BackendRouter router, LeaseDefaults defaults, GrantFence grantFence) {
+        this(router, defaults, grantFence, System::nanoTime);
     }
 
     LeaseEngine(BackendRouter router, LeaseDefaults defaults, LongSupplier monotonicClock) {
+        this(router, defaults, null, monotonicClock);
+    }
+
+    LeaseEngine(BackendRouter router, LeaseDefaults defaults, GrantFence grantFence, LongSupplier monotonicClock) {
         this.router = router;
         this.defaults = defaults;
+        this.grantFence = grantFence;
         this.clock = monotonicClock;
         this.executors = new RenewalExecutors(Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
     }
@@ -136,8 +152,33 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
      * @throws LeaseConfigurationException naming {@code culprit} and the fix
      */
     public void validate(String culprit, LeaseKind kind, Duration ttl, Duration renewEvery) {
+        validate(culprit, kind, ttl, renewEvery, false);
+    }
+
+    /**
+     * Like {@link #validate(String, LeaseKind, Duration, Duration)}, and checks that fence at grant can work: only
+     * for {@code CORRECTNESS} leases, and only with a fence to advance.
+     *
+     * @param fenceAtGrant whether the lease names a resource to fence at grant
+     */
+    public void validate(String culprit, LeaseKind kind, Duration ttl, Duration renewEvery, boolean fenceAtGrant) {
+        if (fenceAtGrant) {
+            checkFenceAtGrant(culprit, kind);
+        }
         LeaseBackend backend = backendFor(culprit, kind);
         Timing.resolve(culprit, ttl, renewEvery, defaults, backend);
+    }
+
+    private void checkFenceAtGrant(String culprit, LeaseKind kind) {
+        if (kind != LeaseKind.CORRECTNESS) {
+            throw new LeaseConfigurationException(culprit + ": fence at grant needs a fencing token, but the lease is "
+                    + kind + ".", "remove fence, or make the lease CORRECTNESS if a duplicate would corrupt data.");
+        }
+        if (grantFence == null) {
+            throw new LeaseConfigurationException(culprit + ": fence at grant needs a fence to advance, and there is "
+                    + "no JdbcFence bean.", "give the application a single DataSource (a JdbcFence bean is then "
+                    + "created), declare a JdbcFence bean, or remove fence.");
+        }
     }
 
     /**
@@ -169,6 +210,9 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
                     + "; give the two sections different names or the same kind");
         }
         lease.checkValid();
+        if (resolved.fence() != null) {
+            fenceAtGrant(lease, resolved.fence());
+        }
         ThreadLeases.Frames frames = ThreadLeases.enter(lease);
         T result;
         try {
@@ -208,7 +252,8 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
                         return lease;
                     }
                 }
-                catch (InterruptedException | IllegalArgumentException | LeaseUnavailableException ex) {
+                catch (InterruptedException | IllegalArgumentException | LeaseUnavailableException
+                        | LeaseLostException ex) {
                     throw ex;
                 }
                 catch (Exception ex) {
@@ -284,7 +329,33 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         }
         relay.attach(lease);
         lease.start();
+        if (resolved.fence() != null) {
+            try {
+                fenceAtGrant(lease, resolved.fence());
+            }
+            finally {
+                if (lease.isMarkedLost()) {
+                    lease.close();
+                }
+            }
+        }
         return Optional.of(lease);
+    }
+
+    /**
+     * Advances the fence to the lease's token before any work runs. A fence that refuses (it already accepted a newer
+     * token) or fails means the lease cannot be relied on: it is declared lost.
+     */
+    private void fenceAtGrant(HeldLease lease, String resource) {
+        try {
+            grantFence.advanceAtGrant(resource, lease.token());
+        }
+        catch (RuntimeException ex) {
+            lease.markLost("the fence of resource '" + resource + "' could not be advanced to its token at grant, so "
+                    + "the lease cannot be relied on (a fence that already accepted a newer token means a later holder "
+                    + "superseded it before its work started): " + ex.getMessage());
+            throw lease.lostException(ex);
+        }
     }
 
     /** The request may have reached the store before it failed: whatever grant it made must not block the name. */
@@ -308,7 +379,10 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         backend.validateName(name);
         Timing timing = Timing.resolve(culprit, spec.ttl().orElse(null), spec.renewEvery().orElse(null), defaults,
                 backend);
-        return new Resolved(name, spec.kind(), backend, timing, spec.waitFor());
+        if (spec.fence().isPresent()) {
+            checkFenceAtGrant(culprit, spec.kind());
+        }
+        return new Resolved(name, spec.kind(), backend, timing, spec.waitFor(), spec.fence().orElse(null));
     }
 
     private LeaseBackend backendFor(String culprit, LeaseKind kind) {
@@ -320,7 +394,8 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         }
     }
 
-    private record Resolved(String name, LeaseKind kind, LeaseBackend backend, Timing timing, Duration waitFor) {
+    private record Resolved(String name, LeaseKind kind, LeaseBackend backend, Timing timing, Duration waitFor,
+            String fence) {
 
         LeaseUnavailableException unavailable(Exception cause) {
             return new LeaseUnavailableException(name, waitFor, backend.id(), cause);

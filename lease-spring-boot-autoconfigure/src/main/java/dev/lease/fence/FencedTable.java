@@ -35,12 +35,14 @@ import dev.lease.jdbc.SqlIdentifiers;
 public final class FencedTable {
 
     private final JdbcOperations jdbc;
+    private final OwnTransaction ownTransaction;
     private final String table;
     private final String keyColumn;
     private final String fenceColumn;
 
-    FencedTable(JdbcOperations jdbc, String table, String keyColumn, String fenceColumn) {
+    FencedTable(JdbcOperations jdbc, OwnTransaction ownTransaction, String table, String keyColumn, String fenceColumn) {
         this.jdbc = jdbc;
+        this.ownTransaction = ownTransaction;
         this.table = table;
         this.keyColumn = keyColumn;
         this.fenceColumn = fenceColumn;
@@ -93,6 +95,18 @@ public final class FencedTable {
         Long current = fences.get(0);
         throw new StaleTokenException(resource(key), token, current == null ? 0 : current,
                 StaleTokenException.resetStatement(table, fenceColumn, keyColumn, key));
+    }
+
+    /**
+     * Fence at grant for a row: moves its fence column up to {@code token}, writing nothing else, in a short
+     * transaction of its own committed before this method returns. Call it first in a leased section that writes the
+     * row: from then on every write with an older token is refused, even before this holder writes anything.
+     *
+     * @throws StaleTokenException when the row already accepted a newer token: the lease was superseded
+     * @throws EmptyResultDataAccessException when no row has that key
+     */
+    public void advanceAtGrant(Object key, FencingToken token) {
+        ownTransaction.run("Fence at grant of " + resource(key), status -> update(key, token, Map.of()));
     }
 
     private String resource(Object key) {

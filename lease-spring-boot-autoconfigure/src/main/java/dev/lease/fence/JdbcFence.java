@@ -18,6 +18,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import dev.lease.FencingToken;
 import dev.lease.jdbc.SqlIdentifiers;
 import dev.lease.jdbc.SqlPlatforms;
+import dev.lease.spi.GrantFence;
 
 /**
  * Fencing at the resource, in the caller's own transaction: the check that turns a lease into a guarantee.
@@ -44,7 +45,7 @@ import dev.lease.jdbc.SqlPlatforms;
  * <p>A resource must always be written under the same lease name: tokens of different leases say nothing about
  * each other.
  */
-public final class JdbcFence {
+public final class JdbcFence implements GrantFence {
 
     /** The fence table. */
     public static final String TABLE = "lease_fence";
@@ -57,6 +58,7 @@ public final class JdbcFence {
     private static final String READ = "SELECT fence FROM " + TABLE + " WHERE resource = ? FOR UPDATE";
 
     private final JdbcOperations jdbc;
+    private final OwnTransaction ownTransaction;
     private volatile Platform platform;
 
     /**
@@ -65,6 +67,7 @@ public final class JdbcFence {
      */
     public JdbcFence(JdbcOperations jdbc) {
         this.jdbc = Objects.requireNonNull(jdbc, "jdbc");
+        this.ownTransaction = new OwnTransaction(jdbc);
     }
 
     /**
@@ -139,6 +142,21 @@ public final class JdbcFence {
     }
 
     /**
+     * Fence at grant: {@link #advance} in a short transaction of its own, committed before this method returns, so
+     * that from then on every write with an older token is refused, even before the new holder writes anything.
+     * {@link dev.lease.Leased#fence()} calls it right after the grant; a transaction the caller is in is suspended
+     * meanwhile. Costs one more transaction per grant.
+     *
+     * @throws StaleTokenException when the resource already accepted a newer token: the lease was superseded
+     * @throws IllegalStateException when this fence was not built over a {@code JdbcTemplate} (no DataSource to open
+     *         a transaction on)
+     */
+    @Override
+    public void advanceAtGrant(String resource, FencingToken token) {
+        ownTransaction.run("Fence at grant of resource '" + resource + "'", status -> advance(resource, token));
+    }
+
+    /**
      * The fence of a resource: the highest token it accepted, empty when nothing was written under a lease yet. Reads
      * with a row lock ({@code FOR UPDATE}) in the caller's transaction, so it sees the latest committed value.
      */
@@ -164,7 +182,7 @@ public final class JdbcFence {
      * @throws IllegalArgumentException when a name is not a plain SQL identifier
      */
     public FencedTable table(String table, String keyColumn, String fenceColumn) {
-        return new FencedTable(jdbc, SqlIdentifiers.table(table, "fenced table"),
+        return new FencedTable(jdbc, ownTransaction, SqlIdentifiers.table(table, "fenced table"),
                 SqlIdentifiers.column(keyColumn, "key column"), SqlIdentifiers.column(fenceColumn, "fence column"));
     }
 
