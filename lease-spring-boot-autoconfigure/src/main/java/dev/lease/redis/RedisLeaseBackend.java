@@ -182,6 +182,11 @@ public final class RedisLeaseBackend implements LeaseBackend, AutoCloseable {
         return prefix;
     }
 
+    /** The lease names of the batched renewal whose request is in flight, its leader's first (for tests). */
+    List<String> renewalsInFlight() {
+        return batcher.inFlightNames();
+    }
+
     private boolean[] renewAll(List<RedisGrant> grants) {
         List<String> keys = new ArrayList<>(grants.size());
         Object[] args = new Object[2 * grants.size()];
