@@ -4,7 +4,6 @@ import java.sql.DatabaseMetaData;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.UUID;
 
 import javax.sql.DataSource;
 
@@ -97,7 +96,8 @@ public final class JdbcLeaseBackend implements LeaseBackend {
         Statements sql = statements();
         String name = request.name();
         long ttlMillis = millis(request.ttl());
-        String owner = UUID.randomUUID().toString();
+        // The request's attempt id is the owner, so that abandon can find the row this very request may have taken.
+        String owner = request.attempt();
         try {
             return inOwnTransaction(ttlMillis, status -> {
                 boolean granted = jdbc.update(sql.grant, owner, ttlMillis, name) == 1
@@ -132,6 +132,17 @@ public final class JdbcLeaseBackend implements LeaseBackend {
         JdbcGrant g = (JdbcGrant) grant;
         Statements sql = statements();
         inOwnTransaction(g.ttlMillis(), status -> jdbc.update(sql.release, g.name(), g.owner(), g.value()));
+    }
+
+    /**
+     * Frees the row if it still carries the request's attempt id as owner: the grant may have been committed although
+     * its answer never came back (a lost connection, a timeout, an interrupt).
+     */
+    @Override
+    public void abandon(GrantRequest request) {
+        Statements sql = statements();
+        long ttlMillis = millis(request.ttl());
+        inOwnTransaction(ttlMillis, status -> jdbc.update(sql.abandon, request.name(), request.attempt()));
     }
 
     @Override
@@ -224,6 +235,7 @@ public final class JdbcLeaseBackend implements LeaseBackend {
         final String readToken;
         final String renew;
         final String release;
+        final String abandon;
         final String insertIfAbsent;
 
         Statements(Dialect dialect, String table) {
@@ -235,6 +247,8 @@ public final class JdbcLeaseBackend implements LeaseBackend {
                     + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > " + dialect.now;
             this.release = "UPDATE " + table + " SET owner = NULL, expires_at = " + dialect.now
                     + " WHERE name = ? AND owner = ? AND token = ?";
+            this.abandon = "UPDATE " + table + " SET owner = NULL, expires_at = " + dialect.now
+                    + " WHERE name = ? AND owner = ?";
             this.insertIfAbsent = String.format(dialect.insertIfAbsent, table);
         }
     }

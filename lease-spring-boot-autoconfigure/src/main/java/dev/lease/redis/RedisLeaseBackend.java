@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -84,7 +83,8 @@ public final class RedisLeaseBackend implements LeaseBackend, AutoCloseable {
     @Override
     public Optional<Grant> tryAcquire(GrantRequest request) {
         String name = LeaseNames.validate(request.name());
-        RedisGrant grant = new RedisGrant(name, key(name), UUID.randomUUID().toString(), ttlMillis(request.ttl()));
+        // The request's attempt id is the owner, so that abandon can tell the key this very request may have set.
+        RedisGrant grant = new RedisGrant(name, key(name), request.attempt(), ttlMillis(request.ttl()));
         Boolean set = redis.opsForValue().setIfAbsent(grant.key(), grant.owner(), Duration.ofMillis(grant.ttlMillis()));
         return Boolean.TRUE.equals(set) ? Optional.of(grant) : Optional.empty();
     }
@@ -103,6 +103,16 @@ public final class RedisLeaseBackend implements LeaseBackend, AutoCloseable {
     public void release(Grant grant) {
         RedisGrant g = (RedisGrant) grant;
         redis.execute(LeaseScripts.RELEASE, List.of(g.key()), g.owner(), releaseChannel, g.name());
+    }
+
+    /**
+     * Deletes the key if it still holds the request's attempt id, as {@link #release} would: the {@code SET} may have
+     * been applied although its answer never came back (a timeout, an interrupt).
+     */
+    @Override
+    public void abandon(GrantRequest request) {
+        String name = LeaseNames.validate(request.name());
+        redis.execute(LeaseScripts.RELEASE, List.of(key(name)), request.attempt(), releaseChannel, name);
     }
 
     /**
@@ -170,6 +180,11 @@ public final class RedisLeaseBackend implements LeaseBackend, AutoCloseable {
             }
         }
         return prefix;
+    }
+
+    /** The lease names of the batched renewal whose request is in flight, its leader's first (for tests). */
+    List<String> renewalsInFlight() {
+        return batcher.inFlightNames();
     }
 
     private boolean[] renewAll(List<RedisGrant> grants) {

@@ -33,7 +33,8 @@ final class RenewalBatcher {
 
     private final Object lock = new Object();
     private Batch open;
-    private boolean inFlight;
+    /** The batch whose request was sent last and has not been answered yet, if any. */
+    private Batch inFlight;
 
     RenewalBatcher(BatchRenewer renewer, Duration window, int maxBatch) {
         this.renewer = renewer;
@@ -68,6 +69,13 @@ final class RenewalBatcher {
         }
     }
 
+    /** The lease names of the batch whose request is in flight, its leader's first; empty if none. For tests. */
+    List<String> inFlightNames() {
+        synchronized (lock) {
+            return inFlight == null ? List.of() : inFlight.grants.stream().map(RedisGrant::name).toList();
+        }
+    }
+
     /** How many renewals wait in the batch that is still open; for tests. */
     int openBatchSize() {
         synchronized (lock) {
@@ -87,7 +95,7 @@ final class RenewalBatcher {
         }
         synchronized (lock) {
             // Gather while the previous request travels; a full batch goes out anyway (the connection pipelines).
-            while (inFlight && batch.grants.size() < maxBatch) {
+            while (inFlight != null && batch.grants.size() < maxBatch) {
                 try {
                     lock.wait();
                 }
@@ -98,7 +106,7 @@ final class RenewalBatcher {
             if (open == batch) {
                 open = null;
             }
-            inFlight = true;
+            inFlight = batch;
         }
         // The other callers depend on this request: it is sent even if the leader's own renewal was cancelled,
         // with the interrupt set aside so that the client does not abort it.
@@ -116,7 +124,7 @@ final class RenewalBatcher {
         }
         finally {
             synchronized (lock) {
-                inFlight = false;
+                inFlight = null;
                 lock.notifyAll();
             }
             if (interrupted) {

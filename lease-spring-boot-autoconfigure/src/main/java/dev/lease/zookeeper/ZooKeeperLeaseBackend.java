@@ -62,6 +62,8 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
     private final Map<ZkGrant, LossListener> live = new ConcurrentHashMap<>();
     private final Set<String> acquiring = ConcurrentHashMap.newKeySet();
     private final Set<ZkGrant> pendingReleases = ConcurrentHashMap.newKeySet();
+    /** Names whose abandoned grant request could not be cleaned up while disconnected (see {@link #abandon}). */
+    private final Set<String> pendingAbandons = ConcurrentHashMap.newKeySet();
     private final ConnectionStateListener stateListener = (c, state) -> connectionStateChanged(state);
 
     /**
@@ -103,8 +105,8 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
     public Optional<Grant> tryAcquire(GrantRequest request) throws Exception {
         String name = request.name();
         paths.validateName(name);
-        // One grant attempt per name at a time in this backend: a holder znode of ours that no live grant claims is
-        // then certainly an orphan (see removeOrphanAndRegrant), not a grant another thread is about to register.
+        // One grant attempt (or abandon) per name at a time in this backend: a holder znode of ours that no live grant
+        // claims is then certainly an orphan (see removeOrphan), not a grant another thread is about to register.
         if (!acquiring.add(name)) {
             return Optional.empty();
         }
@@ -183,7 +185,54 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
         }
     }
 
-    private void retryPendingReleases() {
+    /**
+     * Removes the holder znode that the failed request may have committed (Curator queues a request before it
+     * waits, so an interrupted or timed-out grant can still be committed): a holder of this session carrying this
+     * backend's instance id that no live grant claims. ZooKeeper handles one session's requests in the order they
+     * were sent, so the reads here come after the abandoned {@code multi}, whatever became of it.
+     *
+     * <p>While another grant attempt for the name runs here, it is left to that attempt: its {@code multi} was sent
+     * after the abandoned one, so it meets the holder and removes it as an orphan before granting afresh (and if it
+     * fails too, its own abandon comes). While disconnected, the removal is kept and retried when the same session
+     * reconnects, as releases are; if the session ends instead, the server deletes the holder with it.
+     */
+    @Override
+    public void abandon(GrantRequest request) throws Exception {
+        removeAbandoned(request.name());
+    }
+
+    private void removeAbandoned(String name) throws Exception {
+        if (!client.getZookeeperClient().isConnected()) {
+            pendingAbandons.add(name);
+            return;
+        }
+        if (!acquiring.add(name)) {
+            return;
+        }
+        try {
+            removeOrphan(name, "a grant request that failed or was interrupted");
+        }
+        catch (KeeperException.ConnectionLossException | KeeperException.SessionMovedException ex) {
+            pendingAbandons.add(name);
+        }
+        finally {
+            acquiring.remove(name);
+        }
+    }
+
+    private void retryPending() {
+        for (String name : pendingAbandons) {
+            if (!pendingAbandons.remove(name)) {
+                continue;
+            }
+            try {
+                removeAbandoned(name);
+            }
+            catch (Exception ex) {
+                log.warn("Could not remove the holder znode a failed grant request for lease '" + name + "' may have "
+                        + "left, after reconnecting; it goes away with this client's session: " + ex);
+            }
+        }
         for (ZkGrant g : pendingReleases) {
             if (!pendingReleases.remove(g)) {
                 continue;
@@ -284,33 +333,51 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
     /**
      * A grant whose response was lost (connection loss after the commit, then Curator's retry hit NodeExists)
      * leaves a holder of our session that nobody here knows about; left alone it would block the name until the
-     * session ends. When it carries our instance id, belongs to our current session and no live grant claims it,
-     * it is removed under a check of the counter's version and the name granted afresh, with a new token. Adopting
-     * it instead would race with a release of that same grant still in flight and could leave a holder without a
-     * znode behind it.
+     * session ends. It is removed (see {@link #removeOrphan}) and the name granted afresh, with a new token.
+     * Adopting it instead would race with a release of that same grant still in flight and could leave a holder
+     * without a znode behind it.
      */
     private ZkGrant removeOrphanAndRegrant(String name) throws Exception {
-        String holder = paths.holder(name);
-        Stat first = new Stat();
+        if (!removeOrphan(name, "a grant whose response was lost; granting afresh")) {
+            return null;
+        }
         try {
-            byte[] data = client.getData().storingStatIn(first).forPath(holder);
-            if (!isOurs(first, data) || live.keySet().stream().anyMatch(g -> g.name().equals(name))) {
-                return null;
-            }
+            return grant(name);
+        }
+        catch (KeeperException.NoNodeException | KeeperException.NodeExistsException raced) {
+            return null; // someone removed the counter or granted the name meanwhile: a spurious "busy", the engine retries
+        }
+    }
+
+    /**
+     * Deletes the holder znode of {@code name} if it is an orphan: it carries our instance id, belongs to our
+     * current session and no live grant claims it. The caller holds the name's {@code acquiring} slot, so no grant
+     * of ours can be registered meanwhile. The counter is read before the holder and its version checked in the
+     * delete: any holder created after that read moved the counter on, so only the holder seen here can go.
+     *
+     * @return whether the holder was deleted
+     */
+    private boolean removeOrphan(String name, String leftBy) throws Exception {
+        String holder = paths.holder(name);
+        try {
             Stat counter = client.checkExists().forPath(paths.counter(name));
             if (counter == null) {
-                return null;
+                return false;
+            }
+            Stat holderStat = new Stat();
+            byte[] data = client.getData().storingStatIn(holderStat).forPath(holder);
+            if (!isOurs(holderStat, data) || live.keySet().stream().anyMatch(g -> g.name().equals(name))) {
+                return false;
             }
             client.transaction().forOperations(
                     client.transactionOp().check().withVersion(counter.getVersion()).forPath(paths.counter(name)),
-                    client.transactionOp().delete().withVersion(first.getVersion()).forPath(holder));
+                    client.transactionOp().delete().withVersion(holderStat.getVersion()).forPath(holder));
             log.info("Lease '" + name + "': removed holder znode " + holder + " (token " + counter.getVersion()
-                    + ") left by a grant whose response was lost; granting afresh");
-            return grant(name);
+                    + ") left by " + leftBy);
+            return true;
         }
-        catch (KeeperException.NoNodeException | KeeperException.BadVersionException
-                | KeeperException.NodeExistsException raced) {
-            return null; // someone released, removed or granted it meanwhile: a spurious "busy", the engine retries
+        catch (KeeperException.NoNodeException | KeeperException.BadVersionException raced) {
+            return false; // no holder, or someone released, removed or granted it meanwhile
         }
     }
 
@@ -322,8 +389,8 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
     private void connectionStateChanged(ConnectionState state) {
         if (state == ConnectionState.RECONNECTED) {
             // Same session: our holders survived and must go. New session: they are gone; the retry finds nothing.
-            if (!pendingReleases.isEmpty()) {
-                client.runSafe(this::retryPendingReleases);
+            if (!pendingReleases.isEmpty() || !pendingAbandons.isEmpty()) {
+                client.runSafe(this::retryPending);
             }
             return;
         }

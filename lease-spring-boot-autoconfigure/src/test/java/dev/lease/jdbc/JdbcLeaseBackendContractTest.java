@@ -41,6 +41,7 @@ import dev.lease.core.BackendRouter;
 import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
 import dev.lease.spi.Grant;
+import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
 
 /**
@@ -132,6 +133,7 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest {
         assertThat(recorded.renew(grant)).isTrue();
         recorded.release(grant);
         assertThat(grant(recorded, name, seconds(30))).isPresent();
+        recorded.abandon(new GrantRequest(name, seconds(30), reason -> { }));
         assertThat(boundTypes).as("types of every bound parameter").isNotEmpty()
                 .allMatch(t -> t.equals("String") || t.equals("Long") || t.equals("Integer"), "a string or a number");
     }
@@ -169,6 +171,34 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest {
             status.setRollbackOnly();
         });
         assertThat(grant(secondBackend(), name, seconds(30))).as("free after release").isPresent();
+    }
+
+    @Test
+    void abandoningARequestWhoseCommitWasNotReportedFreesTheRowForAnotherInstance() throws Exception {
+        // The grant committed but its answer was lost (a dropped connection, a timeout): the same request, abandoned,
+        // must free the row, or the name stays blocked for everyone until the ttl runs out.
+        String name = uniqueName();
+        GrantRequest request = new GrantRequest(name, Duration.ofHours(1), reason -> { });
+        assertThat(backend().tryAcquire(request)).isPresent();
+        assertThat(grant(secondBackend(), name, seconds(30))).as("busy before").isEmpty();
+
+        backend().abandon(request);
+
+        assertThat(grant(secondBackend(), name, seconds(30))).as("free after").isPresent();
+    }
+
+    @Test
+    void abandoningARequestThatGotNoGrantLeavesTheHoldersRowAlone() throws Exception {
+        String name = uniqueName();
+        Grant holder = grant(secondBackend(), name, Duration.ofHours(1)).orElseThrow();
+        GrantRequest refused = new GrantRequest(name, seconds(30), reason -> { });
+        assertThat(backend().tryAcquire(refused)).isEmpty();
+
+        backend().abandon(refused);
+
+        assertThat(secondBackend().renew(holder)).as("the holder's grant survives").isTrue();
+        assertThat(grant(backend(), name, seconds(30))).as("still busy").isEmpty();
+        secondBackend().release(holder);
     }
 
     @Test

@@ -55,8 +55,16 @@ final class EmbeddedRedis implements AutoCloseable {
 
     /** A new connection factory of its own, closed with this server. */
     LettuceConnectionFactory connectionFactory() {
+        return connectionFactory(port, COMMAND_TIMEOUT);
+    }
+
+    /**
+     * A new connection factory of its own to {@code 127.0.0.1:port} (this server's port, or a proxy in front of it),
+     * closed with this server.
+     */
+    LettuceConnectionFactory connectionFactory(int port, Duration commandTimeout) {
         LettuceClientConfiguration client = LettuceClientConfiguration.builder()
-                .commandTimeout(COMMAND_TIMEOUT).shutdownTimeout(Duration.ZERO).build();
+                .commandTimeout(commandTimeout).shutdownTimeout(Duration.ZERO).build();
         LettuceConnectionFactory factory = new LettuceConnectionFactory(
                 new RedisStandaloneConfiguration("127.0.0.1", port), client);
         factory.afterPropertiesSet();

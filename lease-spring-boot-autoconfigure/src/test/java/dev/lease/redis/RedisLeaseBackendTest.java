@@ -274,6 +274,32 @@ class RedisLeaseBackendTest {
         }
     }
 
+    @Test
+    void abandoningARequestWhoseAnswerWasLostFreesTheNameForAnotherInstance() throws Exception {
+        // What the engine sees as a failed request (timeout, interrupt) may still have set the key: the same request,
+        // abandoned, must remove it, or the name stays blocked for everyone until the ttl runs out.
+        GrantRequest request = new GrantRequest(name, Duration.ofMinutes(10), reason -> { });
+        assertThat(backend.tryAcquire(request)).isPresent();
+        assertThat(second.tryAcquire(new GrantRequest(name, seconds(10), reason -> { }))).as("busy before").isEmpty();
+
+        backend.abandon(request);
+
+        assertThat(second.tryAcquire(new GrantRequest(name, seconds(10), reason -> { }))).as("free after").isPresent();
+    }
+
+    @Test
+    void abandoningARequestThatGotNoGrantLeavesTheHoldersKeyAlone() throws Exception {
+        Grant holder = second.tryAcquire(new GrantRequest(name, Duration.ofMinutes(10), reason -> { })).orElseThrow();
+        GrantRequest refused = new GrantRequest(name, seconds(10), reason -> { });
+        assertThat(backend.tryAcquire(refused)).isEmpty();
+
+        backend.abandon(refused);
+
+        assertThat(second.renew(holder)).as("the holder's grant survives").isTrue();
+        assertThat(backend.tryAcquire(new GrantRequest(name, seconds(10), reason -> { }))).as("still busy").isEmpty();
+        second.release(holder);
+    }
+
     private static long subscribers(String channel) {
         RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
         try (StatefulRedisConnection<String, String> connection = client.connect()) {

@@ -7,12 +7,17 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -28,7 +33,11 @@ import dev.lease.LeaseSpec;
 import dev.lease.core.BackendRouter;
 import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
+import dev.lease.spi.Grant;
+import dev.lease.spi.GrantRequest;
 import dev.lease.testing.BlockingWork;
+import dev.lease.testing.TcpProxy;
+import dev.lease.testing.TestTiming;
 
 /** Stopping and restarting the redis-server under a held lease; on a server of its own. */
 class RedisLeaseFaultTest {
@@ -57,6 +66,73 @@ class RedisLeaseFaultTest {
     @AfterEach
     void stopPool() {
         pool.shutdownNow();
+    }
+
+    @Test
+    void closingTheLeaderOfAnInFlightRenewalBatchLosesNoOtherLeaseOfTheBatch() throws Exception {
+        Duration ttl = seconds(4);
+        Duration renewEvery = seconds(1);
+        ExecutorService holders = Executors.newCachedThreadPool();
+        try (TcpProxy proxy = new TcpProxy(redis.port());
+                RedisLeaseBackend viaProxy = new RedisLeaseBackend(
+                        redis.connectionFactory(proxy.port(), seconds(10)), "batch-close:");
+                LeaseEngine batching = new LeaseEngine(BackendRouter.select(List.of(viaProxy), "redis", null, null),
+                        LeaseDefaults.standard())) {
+            // Connect and load the scripts first: a slow first connection must not eat into the leases' validity.
+            Grant warmUp = viaProxy.tryAcquire(new GrantRequest("warm-up", ttl, reason -> { })).orElseThrow();
+            assertThat(viaProxy.renew(warmUp)).isTrue();
+            viaProxy.release(warmUp);
+
+            Map<String, Lease> leases = new ConcurrentHashMap<>();
+            Map<String, BlockingWork> works = new ConcurrentHashMap<>();
+            Map<String, Future<String>> calls = new ConcurrentHashMap<>();
+            for (int i = 0; i < 4; i++) {
+                String name = "batched-" + i;
+                BlockingWork work = new BlockingWork();
+                works.put(name, work);
+                LeaseSpec spec = LeaseSpec.of(name, LeaseKind.EFFICIENCY).withTtl(ttl).withRenewEvery(renewEvery);
+                calls.put(name, holders.submit(() -> batching.execute(spec, lease -> {
+                    leases.put(name, lease);
+                    return work.doInLease(lease);
+                })));
+            }
+            for (BlockingWork work : works.values()) {
+                assertThat(work.awaitStarted(seconds(10))).isTrue();
+            }
+            // A slow link: renewals falling due while one request travels gather into the next batch.
+            proxy.delay(TestTiming.millis(150));
+            AtomicReference<List<String>> batch = new AtomicReference<>();
+            await().atMost(seconds(20)).pollInterval(Duration.ofMillis(1)).until(() -> {
+                batch.set(viaProxy.renewalsInFlight());
+                return batch.get().size() >= 2;
+            });
+            // Frozen, the link holds the batch's answer: it stays in flight while its leader's lease is closed.
+            proxy.freeze();
+            assertThat(viaProxy.renewalsInFlight()).as("the batch is still in flight").isEqualTo(batch.get());
+            String leader = batch.get().get(0);
+            Lease closing = leases.get(leader);
+            // The release waits for the frozen link, so it runs on a thread of its own; the renewal is cancelled
+            // before the lease turns invalid.
+            CompletableFuture<Void> closed = CompletableFuture.runAsync(closing::close, holders);
+            await().atMost(seconds(10)).pollInterval(Duration.ofMillis(1)).until(() -> !closing.isValid());
+            proxy.unfreeze();
+            proxy.delay(Duration.ZERO);
+            closed.get(seconds(20).toMillis(), TimeUnit.MILLISECONDS);
+            log.info("Closed lease " + leader + " while leading the in-flight renewal batch " + batch.get());
+
+            // Longer than the ttl: only renewals that keep succeeding keep the others valid that long.
+            List<String> others = leases.keySet().stream().filter(name -> !name.equals(leader)).sorted().toList();
+            Callable<Boolean> othersHeld = () -> others.stream().allMatch(name -> leases.get(name).isValid()
+                    && !works.get(name).wasInterrupted() && !calls.get(name).isDone());
+            await().during(ttl.plus(renewEvery)).atMost(ttl.plus(renewEvery).plus(seconds(10)))
+                    .pollInterval(Duration.ofMillis(20))
+                    .failFast("another lease of the batch " + batch.get() + " was lost, its holder interrupted",
+                            () -> !othersHeld.call())
+                    .until(othersHeld);
+        }
+        finally {
+            holders.shutdownNow();
+        }
     }
 
     @Test

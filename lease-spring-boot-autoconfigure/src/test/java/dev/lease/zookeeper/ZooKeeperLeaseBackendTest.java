@@ -7,9 +7,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -18,6 +22,7 @@ import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,6 +33,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import dev.lease.Lease;
 import dev.lease.LeaseKind;
 import dev.lease.LeaseSpec;
+import dev.lease.LeaseUnavailableException;
 import dev.lease.core.BackendRouter;
 import dev.lease.core.LeaseConfigurationException;
 import dev.lease.core.LeaseDefaults;
@@ -35,6 +41,7 @@ import dev.lease.core.LeaseEngine;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
+import dev.lease.testing.TcpProxy;
 
 /** ZooKeeper-specific behaviour on one real server: names, root, ttl limit, waiting, orphans. */
 class ZooKeeperLeaseBackendTest {
@@ -184,6 +191,153 @@ class ZooKeeperLeaseBackendTest {
         assertThat(second.renew(successor)).isTrue();
         second.release(successor);
         assertThat(secondClient.checkExists().forPath(ROOT + "/" + name)).as("counter znode is never deleted").isNotNull();
+    }
+
+    @Test
+    void aGrantInterruptedWhileItsRequestIsInFlightLeavesNothingBehindOnceAbandoned() throws Exception {
+        String name = "interrupted-in-flight";
+        int before = counterVersion(name);
+        try (TcpProxy proxy = new TcpProxy(server.getPort());
+                CuratorFramework proxied = ZooKeeperTesting.client(proxy.address(), SESSION_TIMEOUT);
+                ZooKeeperLeaseBackend viaProxy = new ZooKeeperLeaseBackend(proxied, ROOT, SESSION_TIMEOUT)) {
+            GrantRequest request = new GrantRequest(name, seconds(3), reason -> { });
+            // Frozen, the link holds the request: the caller waits for an answer that cannot come yet.
+            proxy.freeze();
+            InFlight call = new InFlight(() -> viaProxy.tryAcquire(request));
+            call.awaitWaitingForTheMulti();
+            call.thread.interrupt();
+            assertThat(call.outcome).failsWithin(seconds(20)).withThrowableOfType(ExecutionException.class)
+                    .withCauseInstanceOf(InterruptedException.class);
+            proxy.unfreeze();
+
+            viaProxy.abandon(request);
+
+            assertThat(counterVersion(name)).as("the interrupted grant was committed all the same").isGreaterThan(before);
+            assertSecondInstanceGets(name);
+        }
+    }
+
+    @Test
+    void aGrantRequestedWithTheInterruptAlreadySetLeavesNothingBehindOnceAbandoned() throws Exception {
+        String name = "interrupted-before";
+        int before = counterVersion(name);
+        GrantRequest request = new GrantRequest(name, seconds(3), reason -> { });
+        InFlight call = new InFlight(() -> {
+            Thread.currentThread().interrupt();
+            return first.tryAcquire(request);
+        });
+        assertThat(call.outcome).failsWithin(seconds(20)).withThrowableOfType(ExecutionException.class)
+                .withCauseInstanceOf(InterruptedException.class);
+
+        first.abandon(request);
+
+        assertThat(counterVersion(name)).as("the interrupted grant was committed all the same").isGreaterThan(before);
+        assertSecondInstanceGets(name);
+    }
+
+    @Test
+    void anEngineWhoseAcquireIsInterruptedMidRequestLeavesTheLeaseToOtherInstances() throws Exception {
+        String name = "engine-interrupted";
+        int before = counterVersion(name);
+        try (TcpProxy proxy = new TcpProxy(server.getPort());
+                CuratorFramework proxied = ZooKeeperTesting.client(proxy.address(), SESSION_TIMEOUT);
+                ZooKeeperLeaseBackend viaProxy = new ZooKeeperLeaseBackend(proxied, ROOT, SESSION_TIMEOUT);
+                LeaseEngine engine = engine(viaProxy)) {
+            proxy.freeze();
+            InFlight call = new InFlight(() -> engine.tryAcquire(LeaseSpec.of(name, LeaseKind.CORRECTNESS)
+                    .withTtl(seconds(3))));
+            call.awaitWaitingForTheMulti();
+            call.thread.interrupt();
+            assertThat(call.outcome).failsWithin(seconds(20)).withThrowableOfType(ExecutionException.class)
+                    .havingCause().isInstanceOf(LeaseUnavailableException.class)
+                    .withCauseInstanceOf(InterruptedException.class);
+            proxy.unfreeze();
+
+            // The engine abandons the request in the background; until then the name may still look busy.
+            await().atMost(seconds(10)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> grantAndRelease(second, name));
+            assertThat(counterVersion(name)).as("granted twice: the interrupted grant, then the second instance's")
+                    .isGreaterThanOrEqualTo(before + 2);
+        }
+    }
+
+    @Test
+    void abandonLeavesAHolderOfAnotherInstanceAlone() throws Exception {
+        String name = "abandon-not-ours";
+        Grant held = second.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
+        GrantRequest refused = new GrantRequest(name, seconds(3), reason -> { });
+        assertThat(first.tryAcquire(refused)).isEmpty();
+
+        first.abandon(refused);
+
+        assertThat(second.renew(held)).as("the other instance's grant survives").isTrue();
+        second.release(held);
+    }
+
+    @Test
+    void abandonLeavesAHolderThatALiveGrantOfTheSameInstanceClaimsAlone() throws Exception {
+        String name = "abandon-live";
+        Grant held = first.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
+        // Another request of this instance for the name failed meanwhile: its abandon must not take the live grant.
+        first.abandon(new GrantRequest(name, seconds(3), reason -> { }));
+
+        assertThat(first.renew(held)).as("the live grant survives").isTrue();
+        assertThat(second.tryAcquire(new GrantRequest(name, seconds(3), reason -> { }))).as("still busy").isEmpty();
+        first.release(held);
+    }
+
+    /** The counter's version (the last token granted), after creating the counter if the name is new. */
+    private static int counterVersion(String name) throws Exception {
+        if (secondClient.checkExists().forPath(ROOT + "/" + name) == null) {
+            second.release(second.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow());
+        }
+        return secondClient.checkExists().forPath(ROOT + "/" + name).getVersion();
+    }
+
+    private static void assertSecondInstanceGets(String name) throws Exception {
+        assertThat(grantAndRelease(second, name)).as("another instance gets the lease").isTrue();
+    }
+
+    private static boolean grantAndRelease(LeaseBackend backend, String name) throws Exception {
+        Optional<Grant> grant = backend.tryAcquire(new GrantRequest(name, seconds(3), reason -> { }));
+        if (grant.isPresent()) {
+            backend.release(grant.get());
+        }
+        return grant.isPresent();
+    }
+
+    /** A call on a thread of its own, so that the test can interrupt it in the middle of a request. */
+    private static final class InFlight {
+
+        final CompletableFuture<Object> outcome = new CompletableFuture<>();
+        final Thread thread;
+
+        InFlight(Callable<?> call) {
+            thread = new Thread(() -> {
+                try {
+                    outcome.complete(call.call());
+                }
+                catch (Throwable ex) {
+                    outcome.completeExceptionally(ex);
+                }
+            }, "in-flight-grant");
+            thread.start();
+        }
+
+        /**
+         * Waits until the thread waits for the answer to a ZooKeeper multi: the client has queued the request by
+         * then, so it reaches the server whatever happens to the thread.
+         */
+        void awaitWaitingForTheMulti() {
+            await().atMost(seconds(10)).pollInterval(Duration.ofMillis(1)).until(() -> {
+                Thread.State state = thread.getState();
+                StackTraceElement[] stack = thread.getStackTrace();
+                return (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING)
+                        && Arrays.stream(stack).anyMatch(f -> f.getClassName().equals(ZooKeeper.class.getName())
+                                && f.getMethodName().equals("multi"))
+                        && Arrays.stream(stack).anyMatch(f -> f.getMethodName().equals("submitRequest"));
+            });
+        }
     }
 
     /** Waits until the server holds a watch on {@code path}, read from its own "wchp" admin command. */
