@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 
+import dev.lease.core.Durations;
+
 /**
  * An immutable description of a lease to acquire:
  * {@code LeaseSpec.of(name, kind).withTtl(d).withRenewEvery(d).withWaitFor(d).withFence(resource)}. Unset ttl and
@@ -25,7 +27,8 @@ public final class LeaseSpec {
         this.renewEvery = positiveOrNull(renewEvery, "renewEvery");
         this.waitFor = Objects.requireNonNull(waitFor, "waitFor");
         if (waitFor.isNegative()) {
-            throw new IllegalArgumentException("waitFor must not be negative, got " + waitFor + " for lease '" + name + "'");
+            throw new IllegalArgumentException("waitFor must not be negative, got " + Durations.format(waitFor)
+                    + " for lease '" + name + "'");
         }
         if (fence != null && (fence.isBlank() || kind != LeaseKind.CORRECTNESS)) {
             throw new IllegalArgumentException("Lease '" + name + "': " + (fence.isBlank()
@@ -97,7 +100,7 @@ public final class LeaseSpec {
 
     private static Duration positiveOrNull(Duration d, String what) {
         if (d != null && (d.isZero() || d.isNegative())) {
-            throw new IllegalArgumentException(what + " must be positive, got " + d);
+            throw new IllegalArgumentException(what + " must be positive, got " + Durations.format(d));
         }
         return d;
     }

@@ -2,6 +2,8 @@ package dev.lease;
 
 import java.time.Duration;
 
+import dev.lease.core.Durations;
+
 /**
  * The lease could not be had: it was still held by someone else after waiting as long as allowed, or the backend
  * could not be asked (then the cause says why). The work did not run.
@@ -28,7 +30,8 @@ public class LeaseUnavailableException extends RuntimeException {
      */
     public LeaseUnavailableException(String lease, Duration waited, String backend, Throwable cause) {
         super(cause == null
-                ? "Lease '" + lease + "' is held by someone else (backend " + backend + ", waited " + waited
+                ? "Lease '" + lease + "' is held by someone else (backend " + backend + ", waited "
+                        + Durations.format(waited)
                         + "); raise waitFor, or use whenBusy = SKIP if the work may simply be skipped"
                 : "Lease '" + lease + "' could not be acquired from backend " + backend + ": " + cause, cause);
         this.lease = lease;

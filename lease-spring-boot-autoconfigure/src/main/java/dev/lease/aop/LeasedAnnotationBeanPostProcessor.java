@@ -26,6 +26,7 @@ import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.scheduling.config.TaskManagementConfigUtils;
 
 import dev.lease.Leased;
+import dev.lease.core.Durations;
 import dev.lease.core.LeaseConfigurationException;
 import dev.lease.core.LeaseEngine;
 
@@ -110,8 +111,7 @@ public class LeasedAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareA
         }
         LeaseEngine leases = engine.getObject();
         for (LeasedMethod method : methods) {
-            leases.validate("@Leased on " + method.describe() + " (lease " + method.describeName() + ")", method.kind(),
-                    method.ttl(), method.renewEvery(), method.fence() != null);
+            leases.validate(method.culprit(), method.kind(), method.ttl(), method.renewEvery(), method.fence() != null);
         }
     }
 
@@ -127,7 +127,7 @@ public class LeasedAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareA
         }
         try {
             if (!calls.closeAndAwait(SHUTDOWN_WAIT)) {
-                log.warn(calls.running() + " @Leased call(s) still running " + SHUTDOWN_WAIT.toSeconds() + "s after "
+                log.warn(calls.running() + " @Leased call(s) still running " + Durations.format(SHUTDOWN_WAIT) + " after "
                         + "shutdown began; closing the lease engine now, which interrupts them and fails them with "
                         + "LeaseLostException.");
             }

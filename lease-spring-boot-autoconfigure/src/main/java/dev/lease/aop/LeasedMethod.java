@@ -45,6 +45,16 @@ record LeasedMethod(Method method, NameTemplate name, LeaseKind kind, Duration t
         return name.describe();
     }
 
+    /** How startup errors begin: {@code @Leased on InvoiceService.bill(long) (lease 'invoice-#{#id}')}. */
+    String culprit() {
+        return culprit(method, name.describe());
+    }
+
+    /** @param quotedName the lease name or template as written, quoted */
+    static String culprit(Method method, String quotedName) {
+        return "@Leased on " + describe(method) + " (lease " + quotedName + ")";
+    }
+
     /** How error messages name this method: {@code InvoiceService.bill(long)}. */
     String describe() {
         return describe(method);

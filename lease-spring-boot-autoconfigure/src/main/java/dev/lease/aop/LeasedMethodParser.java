@@ -9,6 +9,7 @@ import java.util.concurrent.Future;
 import java.util.function.Supplier;
 
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.util.StringValueResolver;
 
 import dev.lease.Leased;
@@ -17,25 +18,28 @@ import dev.lease.core.LeaseConfigurationException;
 import dev.lease.core.LeaseNames;
 
 /**
- * Turns a {@link Leased} annotation into a {@link LeasedMethod}, failing with a message that names the method and
- * the attribute for anything wrong that can be seen before the first call.
+ * Turns a {@link Leased} annotation into a {@link LeasedMethod}, failing with a message that names the method, the
+ * lease and the attribute for anything wrong that can be seen before the first call.
  */
 final class LeasedMethodParser {
 
     private final StringValueResolver placeholders;
+    private final ParameterNameDiscoverer parameterNames;
 
-    LeasedMethodParser(StringValueResolver placeholders) {
+    /** @param parameterNames the discoverer the templates are evaluated with, so both agree on what is defined */
+    LeasedMethodParser(StringValueResolver placeholders, ParameterNameDiscoverer parameterNames) {
         this.placeholders = placeholders;
+        this.parameterNames = parameterNames;
     }
 
     /** @param async whether the method runs behind an {@code @Async} hand-off, with the lease inside it */
     LeasedMethod parse(Method method, Leased leased, boolean async) {
-        String where = "@Leased on " + LeasedMethod.describe(method);
+        String where = LeasedMethod.culprit(method, "'" + leased.name() + "'");
         NameTemplate name = NameTemplate.parse(where, "name", leased.name(), LeaseNames::validate, "nightly-report",
-                "invoice-#{#id}");
+                "invoice-#{#id}").checkVariables(where, "name", method, parameterNames);
         NameTemplate fence = leased.fence().isEmpty() ? null
                 : NameTemplate.parse(where, "fence", leased.fence(), NameTemplate::checkNotBlank, "invoice-42",
-                        "invoice-#{#id}");
+                        "invoice-#{#id}").checkVariables(where, "fence", method, parameterNames);
         Class<?> returnType = method.getReturnType();
         boolean publisher = returnType.getName().equals("org.reactivestreams.Publisher")
                 || hasInterface(returnType, "org.reactivestreams.Publisher");

@@ -39,7 +39,7 @@ final class LeasedMethodRegistry {
     private final BeanResolver beanResolver;
 
     LeasedMethodRegistry(StringValueResolver placeholders, BeanResolver beanResolver) {
-        this.parser = new LeasedMethodParser(placeholders);
+        this.parser = new LeasedMethodParser(placeholders, parameterNames);
         this.beanResolver = beanResolver;
     }
 
@@ -69,7 +69,7 @@ final class LeasedMethodRegistry {
         ReflectionUtils.doWithMethods(userClass, m -> find(m, userClass).ifPresent(leased -> {
             int modifiers = m.getModifiers();
             if (Modifier.isPrivate(modifiers) || Modifier.isFinal(modifiers) || Modifier.isStatic(modifiers)) {
-                throw new LeaseConfigurationException("@Leased on " + leased.describe() + " would never run: the method is "
+                throw new LeaseConfigurationException(leased.culprit() + " would never run: the method is "
                         + (Modifier.isPrivate(modifiers) ? "private" : Modifier.isFinal(modifiers) ? "final" : "static")
                         + ", so the Spring proxy cannot intercept it and the method would run without any lease.",
                         "make the method public (or protected), non-final and non-static, and call it through the bean.");

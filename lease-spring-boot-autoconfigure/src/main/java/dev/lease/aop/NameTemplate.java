@@ -1,13 +1,24 @@
 package dev.lease.aop;
 
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.common.CompositeStringExpression;
 import org.springframework.expression.common.TemplateParserContext;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 import dev.lease.core.LeaseConfigurationException;
@@ -25,7 +36,7 @@ record NameTemplate(String literal, Expression template) {
     private static final TemplateParserContext TEMPLATE = new TemplateParserContext();
 
     /**
-     * @param where the annotated method, for messages
+     * @param where the annotated method and its lease, for messages
      * @param attribute the attribute the text comes from
      * @param validate checks a literal, throwing {@link IllegalArgumentException} saying why it is refused
      * @param literalExample a valid literal, shown in the fix
@@ -38,7 +49,8 @@ record NameTemplate(String literal, Expression template) {
                 return new NameTemplate(validate.apply(text), null);
             }
             catch (IllegalArgumentException ex) {
-                throw new LeaseConfigurationException(where + ": " + attribute + " \"" + text + "\": " + ex.getMessage(),
+                throw new LeaseConfigurationException(where + ": " + subject(attribute, text) + " is refused: "
+                        + ex.getMessage(),
                         "give it a non-blank value that names what the lease protects, e.g. \"" + literalExample + "\".");
             }
         }
@@ -46,9 +58,84 @@ record NameTemplate(String literal, Expression template) {
             return new NameTemplate(null, PARSER.parseExpression(text, TEMPLATE));
         }
         catch (ParseException ex) {
-            throw new LeaseConfigurationException(where + ": " + attribute + " \"" + text + "\" is not a valid SpEL "
+            throw new LeaseConfigurationException(where + ": " + subject(attribute, text) + " is not a valid SpEL "
                     + "template (" + ex.getMessage() + ").", "write it as text with #{...} parts, e.g. \"" + templateExample + "\".");
         }
+    }
+
+    /**
+     * Refuses, at startup, a {@code #variable} that calls will not define: it would evaluate to null and fail every
+     * call. The variables are those of the {@link MethodBasedEvaluationContext} each call is evaluated in:
+     * {@code #p0}, {@code #a0}... per parameter and the parameter names when they were compiled in; SpEL adds
+     * {@code #root} and {@code #this}.
+     *
+     * @param where the annotated method and its lease, for messages
+     * @param attribute the attribute the template comes from
+     */
+    NameTemplate checkVariables(String where, String attribute, Method method, ParameterNameDiscoverer discoverer) {
+        if (template == null) {
+            return this;
+        }
+        String[] names = discoverer.getParameterNames(method);
+        int count = names != null ? names.length : method.getParameterCount();
+        Set<String> defined = new HashSet<>(List.of("root", "this"));
+        List<String> parameters = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            String name = names != null ? names[i] : null;
+            defined.add("p" + i);
+            defined.add("a" + i);
+            if (name != null) {
+                defined.add(name);
+            }
+            parameters.add(name != null ? name + " (#p" + i + ")" : "#p" + i);
+        }
+        for (String variable : variables()) {
+            if (defined.contains(variable)) {
+                continue;
+            }
+            String refers = where + ": " + subject(attribute, template.getExpressionString()) + " refers to #"
+                    + variable;
+            if (names == null && count > 0 && !variable.matches("[pa]\\d+")) {
+                throw new LeaseConfigurationException(refers + ", but the parameter names of the method are not "
+                        + "available (its class was compiled without -parameters), so arguments can only be referred to "
+                        + "by position: " + String.join(", ", parameters) + ".",
+                        "compile with -parameters (spring-boot-starter-parent and Spring Boot's Gradle plugin set it), "
+                                + "or refer to the argument by its position, e.g. #p0 for the first one.");
+            }
+            throw new LeaseConfigurationException(refers + ", which the method does not define: "
+                    + (count == 0 ? "it has no parameters."
+                            : "its parameters are " + String.join(", ", parameters) + "."),
+                    count == 0 ? "build it from #root (e.g. #root.methodName), or use a literal."
+                            : "refer to an argument by its parameter name"
+                                    + (names != null && names[0] != null ? ", e.g. #" + names[0] : "")
+                                    + ", or by its position, e.g. #p0 for the first one.");
+        }
+        return this;
+    }
+
+    /** Every {@code #variable} the template reads. */
+    private Set<String> variables() {
+        Set<String> found = new LinkedHashSet<>();
+        for (Expression part : parts()) {
+            if (part instanceof SpelExpression spel) {
+                collectVariables(spel.getAST(), found);
+            }
+        }
+        return found;
+    }
+
+    private static void collectVariables(SpelNode node, Set<String> found) {
+        if (node instanceof VariableReference) {
+            found.add(node.toStringAST().substring(1));
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            collectVariables(node.getChild(i), found);
+        }
+    }
+
+    private Expression[] parts() {
+        return template instanceof CompositeStringExpression composite ? composite.getExpressions()
+                : new Expression[] {template};
     }
 
     /**
@@ -61,11 +148,9 @@ record NameTemplate(String literal, Expression template) {
         if (literal != null) {
             return literal;
         }
-        Expression[] parts = template instanceof CompositeStringExpression composite ? composite.getExpressions()
-                : new Expression[] {template};
         EvaluationContext evaluation = context.get();
         StringBuilder name = new StringBuilder();
-        for (Expression part : parts) {
+        for (Expression part : parts()) {
             Object value = part.getValue(evaluation);
             if (value == null) {
                 throw new IllegalArgumentException(capitalized(what) + " cannot be built: #{" + part.getExpressionString()
@@ -88,6 +173,11 @@ record NameTemplate(String literal, Expression template) {
     /** The literal or the template as written, quoted. */
     String describe() {
         return "'" + (literal != null ? literal : template.getExpressionString()) + "'";
+    }
+
+    /** The lease name is already quoted in {@code where}; other attributes are quoted here. */
+    private static String subject(String attribute, String text) {
+        return attribute.equals("name") ? "the name" : attribute + " \"" + text + "\"";
     }
 
     private static String capitalized(String text) {

@@ -15,6 +15,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import dev.lease.core.Durations;
 import dev.lease.redis.RedisLeaseBackend;
 
 /**
@@ -47,14 +48,14 @@ public class RedisLeaseAutoConfiguration {
         Duration renewEvery = properties.getRenewEvery() != null ? properties.getRenewEvery()
                 : properties.getDefaultTtl().dividedBy(3);
         String advice = "; while Redis does not answer, a renewal or release can block that long. Set "
-                + "spring.data.redis.timeout below the renewal interval (" + renewEvery + "), e.g. 2s.";
+                + "spring.data.redis.timeout below the renewal interval (" + Durations.format(renewEvery) + "), e.g. 2s.";
         if (timeout == null) {
             log.info("spring.data.redis.timeout is not set (the Redis client's default applies, 60s for Lettuce)"
                     + advice);
         }
         else if (timeout.compareTo(renewEvery) >= 0) {
-            log.warn("spring.data.redis.timeout " + timeout + " is not shorter than the lease renewal interval"
-                    + advice);
+            log.warn("spring.data.redis.timeout " + Durations.format(timeout)
+                    + " is not shorter than the lease renewal interval" + advice);
         }
     }
 }

@@ -19,6 +19,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 
+import dev.lease.core.Durations;
 import dev.lease.core.LeaseConfigurationException;
 import dev.lease.zookeeper.ZooKeeperLeaseBackend;
 
@@ -60,12 +61,13 @@ public class ZooKeeperLeaseAutoConfiguration {
         if (!connected) {
             client.close();
             throw new LeaseConfigurationException("Could not connect to ZooKeeper at '" + connectString + "' within "
-                    + connectionTimeout + " (lease.zookeeper.connection-timeout).",
+                    + Durations.format(connectionTimeout) + " (lease.zookeeper.connection-timeout).",
                     "check that the ensemble is reachable and fix lease.zookeeper.connect-string, or raise "
                             + "lease.zookeeper.connection-timeout.");
         }
         log.info("Connected to ZooKeeper at " + connectString + " for leases (session timeout "
-                + client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs() + " ms)");
+                + Durations.format(Duration.ofMillis(client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs()))
+                + ")");
         return client;
     }
 

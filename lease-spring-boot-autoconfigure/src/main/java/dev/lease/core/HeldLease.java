@@ -102,6 +102,11 @@ final class HeldLease implements Lease {
         return hasToken() ? token() : null;
     }
 
+    /** How log lines name this grant: {@code 'invoice-42' (token 7)}. */
+    String nameAndToken() {
+        return "'" + name + "'" + (hasToken() ? " (token " + grant.token().getAsLong() + ")" : "");
+    }
+
     @Override
     public boolean isValid() {
         if (lost || closed) {
@@ -171,8 +176,7 @@ final class HeldLease implements Lease {
             cancelTasks();
             frames = boundTo;
         }
-        log.warn("Lease '" + name + "'" + (hasToken() ? " (token " + grant.token().getAsLong() + ")" : "")
-                + " on " + backend.id() + " lost: " + reason
+        log.warn("Lease " + nameAndToken() + " on " + backend.id() + " lost: " + reason
                 + (frames != null ? "; interrupting " + frames.threadName() : ""));
         if (frames != null) {
             frames.interruptFor(this);
@@ -213,10 +217,13 @@ final class HeldLease implements Lease {
     private void release(boolean wasLost) {
         try {
             backend.release(grant);
+            if (log.isDebugEnabled()) {
+                log.debug("Lease " + nameAndToken() + " released on " + backend.id() + (wasLost ? " after its loss" : ""));
+            }
         }
         catch (Exception ex) {
             String message = "Could not release lease '" + name + "' on " + backend.id() + " (it will expire on its own "
-                    + "within " + timing.ttl() + "): " + ex;
+                    + "within " + Durations.format(timing.ttl()) + "): " + ex;
             if (wasLost) {
                 log.debug(message);
             }
@@ -244,14 +251,17 @@ final class HeldLease implements Lease {
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
+            renewalFailed(start, "was interrupted", ex);
             markLost("renewal was interrupted");
             return;
         }
         catch (Exception ex) {
+            renewalFailed(start, "failed", ex);
             markLost("renewal failed: " + ex);
             return;
         }
         if (!stillOurs) {
+            renewalFailed(start, "was refused (the grant is no longer held)", null);
             markLost("the " + backend.id() + " backend no longer holds this grant (expired, taken over or deleted)");
             return;
         }
@@ -270,7 +280,16 @@ final class HeldLease implements Lease {
                 return;
             }
         }
+        renewalFailed(start, "succeeded too late (after the local validity ran out)", null);
         markLost(expired());
+    }
+
+    /** The loss that follows is logged at WARN; this adds the backend's own error and how long the call took. */
+    private void renewalFailed(long start, String outcome, Throwable cause) {
+        if (log.isDebugEnabled()) {
+            log.debug("Renewal of lease " + nameAndToken() + " on " + backend.id() + " " + outcome + " after "
+                    + Durations.formatNanos(clock.getAsLong() - start), cause);
+        }
     }
 
     private void checkDeadline() {
@@ -288,7 +307,7 @@ final class HeldLease implements Lease {
     }
 
     private String expired() {
-        return "its local validity (ttl " + timing.ttl() + ") ran out before a renewal succeeded";
+        return "its local validity (ttl " + Durations.format(timing.ttl()) + ") ran out before a renewal succeeded";
     }
 
     private long nanosLeft() {

@@ -15,7 +15,7 @@ public record LeaseDefaults(Duration ttl, Duration renewEvery) {
     public LeaseDefaults {
         Objects.requireNonNull(ttl, "ttl");
         if (ttl.isZero() || ttl.isNegative()) {
-            throw new LeaseConfigurationException("lease.default-ttl=" + ttl + " is not positive.",
+            throw new LeaseConfigurationException("lease.default-ttl=" + Durations.format(ttl) + " is not positive.",
                     "set lease.default-ttl to a positive duration such as 30s.");
         }
         if (renewEvery != null) {

@@ -115,6 +115,10 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
             if (whenBusy == null) {
                 throw resolved.unavailable(null);
             }
+            if (log.isDebugEnabled()) {
+                log.debug("Lease '" + resolved.name() + "' is held by someone else on " + resolved.backend().id()
+                        + " (waited " + Durations.format(resolved.waitFor()) + "): skipped (whenBusy = SKIP)");
+            }
             return whenBusy.get();
         }
         HeldLease lease = acquired.get();
@@ -249,6 +253,10 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
                 try {
                     Optional<HeldLease> lease = attempt(resolved);
                     if (lease.isPresent()) {
+                        if (log.isDebugEnabled()) {
+                            log.debug("Lease " + lease.get().nameAndToken() + " acquired on " + resolved.backend().id()
+                                    + " after waiting " + Durations.formatNanos(clock.getAsLong() - begin));
+                        }
                         return lease;
                     }
                 }
@@ -269,7 +277,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
                 long pause = Math.min(left, backoff.nextNanos());
                 if (error != null) {
                     log.debug("Lease '" + resolved.name() + "': " + resolved.backend().id() + " failed while waiting ("
-                            + error + "); retrying for up to " + Duration.ofNanos(left).toMillis() + " ms more");
+                            + error + "); retrying for up to " + Durations.formatNanos(left) + " more");
                     TimeUnit.NANOSECONDS.sleep(pause);
                 }
                 else {
@@ -366,7 +374,8 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
             }
             catch (Exception ex) {
                 log.debug("Could not remove what the failed grant request for lease '" + request.name() + "' may have "
-                        + "left on " + backend.id() + " (it expires on its own within " + request.ttl() + "): " + ex);
+                        + "left on " + backend.id() + " (it expires on its own within "
+                        + Durations.format(request.ttl()) + "): " + ex);
             }
         };
         executors.runInBackground(backend.id(), cleanUp);

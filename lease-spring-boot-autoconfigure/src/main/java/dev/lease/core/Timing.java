@@ -1,6 +1,7 @@
 package dev.lease.core;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 
 import dev.lease.spi.LeaseBackend;
 
@@ -22,10 +23,10 @@ record Timing(Duration ttl, Duration renewEvery) {
         check(culprit, t, r);
         backend.maxTtl().ifPresent(max -> {
             if (t.compareTo(max) > 0) {
-                throw new LeaseConfigurationException(culprit + ": ttl " + t + " exceeds what the " + backend.id()
-                        + " backend can honour (" + max + ").",
-                        "lower the ttl to at most " + max + ", or raise the backend's limit (for ZooKeeper, "
-                                + "lease.zookeeper.session-timeout and the server's maxSessionTimeout).");
+                throw new LeaseConfigurationException(culprit + ": ttl " + Durations.format(t) + " exceeds what the "
+                        + backend.id() + " backend can honour (" + Durations.format(max) + ").",
+                        "lower the ttl to at most " + Durations.format(max) + ", or raise the backend's limit (for "
+                                + "ZooKeeper, lease.zookeeper.session-timeout and the server's maxSessionTimeout).");
             }
         });
         return new Timing(t, r);
@@ -33,14 +34,20 @@ record Timing(Duration ttl, Duration renewEvery) {
 
     static void check(String culprit, Duration ttl, Duration renewEvery) {
         if (renewEvery.isZero() || renewEvery.isNegative()) {
-            throw new LeaseConfigurationException(culprit + ": renewEvery " + renewEvery + " is not positive.",
-                    "use a positive interval below half the ttl, e.g. ttl/3 = " + ttl.dividedBy(3) + ".");
+            throw new LeaseConfigurationException(culprit + ": renewEvery " + Durations.format(renewEvery)
+                    + " is not positive.", "use a positive interval below half the ttl, e.g. ttl/3 = " + third(ttl) + ".");
         }
         if (renewEvery.multipliedBy(2).compareTo(ttl) >= 0) {
             throw new LeaseConfigurationException(
-                    culprit + ": renewEvery " + renewEvery + " is not less than half the ttl " + ttl
+                    culprit + ": renewEvery " + Durations.format(renewEvery) + " is not less than half the ttl "
+                            + Durations.format(ttl)
                             + ", so a single slow or failed renewal would let the lease expire while in use.",
-                    "renew more often (e.g. every ttl/3 = " + ttl.dividedBy(3) + ") or raise the ttl.");
+                    "renew more often (e.g. every ttl/3 = " + third(ttl) + ") or raise the ttl.");
         }
+    }
+
+    /** Whole milliseconds, so that the suggestion can be copied into the configuration. */
+    private static String third(Duration ttl) {
+        return Durations.format(ttl.dividedBy(3).truncatedTo(ChronoUnit.MILLIS));
     }
 }

@@ -107,9 +107,9 @@ class LeasedInterceptorTest {
 
     @Test
     void aNamePartThatEvaluatesToNothingIsRefusedInsteadOfSharingOneLease() {
-        runner.run(context -> assertThatThrownBy(() -> context.getBean(Jobs.class).byTypo(42))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("#{#invoiceid}")
-                .hasMessageContaining("evaluated to null").hasMessageContaining("Jobs.byTypo(long)"));
+        runner.run(context -> assertThatThrownBy(() -> context.getBean(Jobs.class).byNullable(null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("#{#invoiceId}")
+                .hasMessageContaining("evaluated to null").hasMessageContaining("Jobs.byNullable(Long)"));
     }
 
     @Test
@@ -137,8 +137,8 @@ class LeasedInterceptorTest {
             return LeaseContext.current().name() + "#" + LeaseContext.token().value();
         }
 
-        @Leased(name = "invoice-#{#invoiceid}", kind = LeaseKind.CORRECTNESS)
-        public String byTypo(long invoiceId) {
+        @Leased(name = "invoice-#{#invoiceId}", kind = LeaseKind.CORRECTNESS)
+        public String byNullable(Long invoiceId) {
             return LeaseContext.current().name();
         }
 

@@ -29,7 +29,8 @@ class LeasedStartupValidationTest {
             .withConfiguration(AutoConfigurations.of(InMemoryLeaseAutoConfiguration.class, LeaseAutoConfiguration.class))
             .withPropertyValues("lease.backend=in-memory");
 
-    private void assertStartupFails(Class<?> bean, String... fragments) {
+    /** @param culprit how the message must name the method and the lease */
+    private void assertStartupFails(Class<?> bean, String culprit, String... fragments) {
         runner.withBean(bean).run(context -> {
             assertThat(context).hasFailed();
             Throwable failure = context.getStartupFailure();
@@ -37,55 +38,91 @@ class LeasedStartupValidationTest {
                 failure = failure.getCause();
             }
             assertThat(failure).isInstanceOf(LeaseConfigurationException.class);
-            assertThat(failure.getMessage()).contains(fragments).contains("Fix:");
+            assertThat(failure.getMessage()).startsWith(culprit).contains(fragments).contains("Fix:");
         });
     }
 
     @Test
     void skipOnAPrimitiveReturnType() {
-        assertStartupFails(SkipPrimitive.class, "SkipPrimitive.count()", "whenBusy = SKIP", "int");
+        assertStartupFails(SkipPrimitive.class, "@Leased on SkipPrimitive.count() (lease 'skip-primitive')",
+                "whenBusy = SKIP", "int");
     }
 
     @Test
     void unparseableDuration() {
-        assertStartupFails(BadDuration.class, "BadDuration.run()", "ttl = \"thirty seconds\"", "not a duration");
+        assertStartupFails(BadDuration.class, "@Leased on BadDuration.run() (lease 'bad-duration')",
+                "ttl = \"thirty seconds\"", "not a duration");
     }
 
     @Test
     void unresolvablePlaceholder() {
-        assertStartupFails(MissingPlaceholder.class, "MissingPlaceholder.run()", "${nowhere.ttl}");
+        assertStartupFails(MissingPlaceholder.class, "@Leased on MissingPlaceholder.run() (lease 'missing-placeholder')",
+                "${nowhere.ttl}");
     }
 
     @Test
     void renewingAtHalfTheTtlOrSlower() {
-        assertStartupFails(SlowRenewal.class, "SlowRenewal.run()", "renewEvery PT5S is not less than half the ttl PT10S");
+        assertStartupFails(SlowRenewal.class, "@Leased on SlowRenewal.run() (lease 'slow-renewal')",
+                "renewEvery 5s is not less than half the ttl 10s", "ttl/3 = 3333ms");
     }
 
     @Test
     void blankName() {
-        assertStartupFails(BlankName.class, "BlankName.run()", "blank");
+        assertStartupFails(BlankName.class, "@Leased on BlankName.run() (lease ' ')", "blank");
     }
 
     @Test
     void nameThatEscapesItsNamespace() {
-        assertStartupFails(SlashName.class, "SlashName.run()", "'/'");
+        assertStartupFails(SlashName.class, "@Leased on SlashName.run() (lease '../../zookeeper')", "'/'");
+    }
+
+    @Test
+    void unparseableNameTemplate() {
+        assertStartupFails(BrokenTemplate.class, "@Leased on BrokenTemplate.run(long) (lease 'invoice-#{#id')",
+                "not a valid SpEL template");
     }
 
     @Test
     void asynchronousReturnType() {
-        assertStartupFails(AsyncWork.class, "AsyncWork.run()", "CompletableFuture");
+        assertStartupFails(AsyncWork.class, "@Leased on AsyncWork.run() (lease 'async-work')", "CompletableFuture");
     }
 
     @Test
     void correctnessOnABackendWithoutFencingTokens() {
         runner = runner.withPropertyValues("lease.backend=unfenced").withUserConfiguration(UnfencedBackendConfig.class);
-        assertStartupFails(CorrectnessJob.class, "@Leased on CorrectnessJob.bill(long)", "issues no fencing tokens",
-                "lease.correctness-backend: zookeeper");
+        assertStartupFails(CorrectnessJob.class, "@Leased on CorrectnessJob.bill(long) (lease 'invoice-#{#id}')",
+                "issues no fencing tokens", "lease.correctness-backend: zookeeper");
     }
 
     @Test
     void aMethodTheProxyCannotIntercept() {
-        assertStartupFails(FinalMethod.class, "FinalMethod.run()", "final", "without any lease");
+        assertStartupFails(FinalMethod.class, "@Leased on FinalMethod.run() (lease 'final-method')", "final",
+                "without any lease");
+    }
+
+    @Test
+    void fenceAtGrantOnAnEfficiencyLease() {
+        assertStartupFails(EfficiencyFence.class, "@Leased on EfficiencyFence.run() (lease 'efficiency-fence')",
+                "fence at grant needs a fencing token");
+    }
+
+    @Test
+    void aNameTemplateReferringToAParameterTheMethodDoesNotHave() {
+        assertStartupFails(UnknownParameter.class, "@Leased on UnknownParameter.bill(long) (lease 'invoice-#{#id}')",
+                "#id", "its parameters are invoiceId (#p0)", "#invoiceId", "#p0");
+    }
+
+    @Test
+    void aFenceTemplateReferringToAParameterTheMethodDoesNotHave() {
+        assertStartupFails(UnknownFenceParameter.class,
+                "@Leased on UnknownFenceParameter.bill(long, String) (lease 'invoice-#{#invoiceId}')",
+                "fence \"account-#{#account}\"", "#account", "invoiceId (#p0), accountId (#p1)");
+    }
+
+    @Test
+    void aParameterReferenceBeyondTheLastParameter() {
+        assertStartupFails(IndexOutOfRange.class, "@Leased on IndexOutOfRange.run(String) (lease 'region-#{#p1}')",
+                "#p1", "region (#p0)");
     }
 
     @Test
@@ -93,27 +130,32 @@ class LeasedStartupValidationTest {
         runner.withBean(CorrectnessJob.class).run(context -> assertThat(context).hasNotFailed());
     }
 
+    @Test
+    void everyVariableTheCallDefinesIsAccepted() {
+        runner.withBean(AllVariables.class).run(context -> assertThat(context).hasNotFailed());
+    }
+
     static class SkipPrimitive {
-        @Leased(name = "n", kind = LeaseKind.EFFICIENCY, whenBusy = WhenBusy.SKIP)
+        @Leased(name = "skip-primitive", kind = LeaseKind.EFFICIENCY, whenBusy = WhenBusy.SKIP)
         public int count() {
             return 1;
         }
     }
 
     static class BadDuration {
-        @Leased(name = "n", kind = LeaseKind.EFFICIENCY, ttl = "thirty seconds")
+        @Leased(name = "bad-duration", kind = LeaseKind.EFFICIENCY, ttl = "thirty seconds")
         public void run() {
         }
     }
 
     static class MissingPlaceholder {
-        @Leased(name = "n", kind = LeaseKind.EFFICIENCY, ttl = "${nowhere.ttl}")
+        @Leased(name = "missing-placeholder", kind = LeaseKind.EFFICIENCY, ttl = "${nowhere.ttl}")
         public void run() {
         }
     }
 
     static class SlowRenewal {
-        @Leased(name = "n", kind = LeaseKind.EFFICIENCY, ttl = "10s", renewEvery = "5s")
+        @Leased(name = "slow-renewal", kind = LeaseKind.EFFICIENCY, ttl = "10s", renewEvery = "5s")
         public void run() {
         }
     }
@@ -131,14 +173,14 @@ class LeasedStartupValidationTest {
     }
 
     static class AsyncWork {
-        @Leased(name = "n", kind = LeaseKind.EFFICIENCY)
+        @Leased(name = "async-work", kind = LeaseKind.EFFICIENCY)
         public CompletableFuture<String> run() {
             return CompletableFuture.completedFuture("x");
         }
     }
 
     static class FinalMethod {
-        @Leased(name = "n", kind = LeaseKind.EFFICIENCY)
+        @Leased(name = "final-method", kind = LeaseKind.EFFICIENCY)
         public final void run() {
         }
     }
@@ -146,6 +188,43 @@ class LeasedStartupValidationTest {
     static class CorrectnessJob {
         @Leased(name = "invoice-#{#id}", kind = LeaseKind.CORRECTNESS)
         public void bill(long id) {
+        }
+    }
+
+    static class BrokenTemplate {
+        @Leased(name = "invoice-#{#id", kind = LeaseKind.CORRECTNESS)
+        public void run(long id) {
+        }
+    }
+
+    static class EfficiencyFence {
+        @Leased(name = "efficiency-fence", kind = LeaseKind.EFFICIENCY, fence = "report")
+        public void run() {
+        }
+    }
+
+    static class UnknownParameter {
+        @Leased(name = "invoice-#{#id}", kind = LeaseKind.CORRECTNESS)
+        public void bill(long invoiceId) {
+        }
+    }
+
+    static class UnknownFenceParameter {
+        @Leased(name = "invoice-#{#invoiceId}", kind = LeaseKind.CORRECTNESS, fence = "account-#{#account}")
+        public void bill(long invoiceId, String accountId) {
+        }
+    }
+
+    static class IndexOutOfRange {
+        @Leased(name = "region-#{#p1}", kind = LeaseKind.EFFICIENCY)
+        public void run(String region) {
+        }
+    }
+
+    static class AllVariables {
+        @Leased(name = "all-#{#region}-#{#p0}-#{#a1}-#{#root.methodName}-#{#root.args.?[#this != null].size()}",
+                kind = LeaseKind.EFFICIENCY)
+        public void run(String region, int shard) {
         }
     }
 

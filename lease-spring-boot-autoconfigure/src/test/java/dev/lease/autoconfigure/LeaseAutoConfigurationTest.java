@@ -67,7 +67,7 @@ class LeaseAutoConfigurationTest {
                 .run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure()).rootCause()
-                            .hasMessageContaining("renewEvery PT10S is not less than half the ttl PT20S");
+                            .hasMessageContaining("renewEvery 10s is not less than half the ttl 20s");
                 });
     }
 

@@ -132,7 +132,7 @@ class LeaseEngineTest {
                 .withRenewEvery(Duration.ofMillis(100)), lease -> {
                     ran.set(true);
                     return "ran";
-                })).isInstanceOf(LeaseLostException.class).hasMessageContaining("local validity");
+                })).isInstanceOf(LeaseLostException.class).hasMessageContaining("local validity (ttl 300ms)");
         assertThat(ran).isFalse();
     }
 
@@ -420,6 +420,17 @@ class LeaseEngineTest {
                 .isInstanceOf(LeaseUnavailableException.class)
                 .cause().hasMessageContaining("grant request " + scripted.acquires.get());
         assertThat(scripted.acquires).as("retried while waiting").hasValueGreaterThan(1);
+    }
+
+    @Test
+    void aBusyLeaseSaysHowLongTheCallerWaitedInTheFormItWasWritten() {
+        InMemoryLeaseBackend memory = new InMemoryLeaseBackend();
+        try (LeaseEngine holder = engineOver(memory); LeaseEngine waiter = engineOver(memory);
+                Lease held = holder.acquire(spec("busy-report"))) {
+            assertThat(held.isValid()).isTrue();
+            assertThatThrownBy(() -> waiter.acquire(spec("busy-report").withWaitFor(Duration.ofMillis(1500))))
+                    .isInstanceOf(LeaseUnavailableException.class).hasMessageContaining("waited 1500ms");
+        }
     }
 
     @Test

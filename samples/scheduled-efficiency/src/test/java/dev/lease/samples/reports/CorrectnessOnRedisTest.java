@@ -15,7 +15,7 @@ class CorrectnessOnRedisTest {
                 .bannerMode(Banner.Mode.OFF).logStartupInfo(false).profiles("correctness-on-redis");
 
         assertThatThrownBy(() -> app.run("--reports.cron=-").close())
-                .hasMessageContaining("@Leased on MisroutedLedgerJob.closeTheBooks()")
+                .hasMessageContaining("@Leased on MisroutedLedgerJob.closeTheBooks() (lease 'ledger-close')")
                 .hasMessageContaining("CORRECTNESS leases routed to redis cannot work")
                 .hasMessageContaining("lease.correctness-backend");
     }
