@@ -17,14 +17,15 @@ final class FaultResults {
 
     /** One scenario's numbers. */
     record Row(String scenario, String backend, String kind, int cycles, int faults, int writesAccepted,
-            int writesRejected, int writesUnknown, int staleWritesAccepted, String overlaps, List<Long> lossToInterruptNanos,
-            double seconds) {
+            int writesRejected, int writesUnknown, int staleWritesAccepted, String staleWritesAfterGrant,
+            String overlaps, List<Long> lossToInterruptNanos, double seconds) {
 
         String markdown() {
             return "| " + scenario + " | " + backend + " | " + kind + " | " + cycles + " | " + faults + " | "
                     + writesAccepted + " | " + writesRejected + " | " + writesUnknown + " | " + staleWritesAccepted
-                    + " | " + overlaps + " | " + percentile(0.50) + " / " + percentile(0.99) + " (n=" + lossToInterruptNanos.size()
-                    + ") | " + String.format(java.util.Locale.ROOT, "%.1f", seconds) + " |";
+                    + " | " + staleWritesAfterGrant + " | " + overlaps + " | " + percentile(0.50) + " / "
+                    + percentile(0.99) + " (n=" + lossToInterruptNanos.size() + ") | "
+                    + String.format(java.util.Locale.ROOT, "%.1f", seconds) + " |";
         }
 
         private String percentile(double p) {
@@ -49,12 +50,18 @@ final class FaultResults {
         StringBuilder md = new StringBuilder("# Fault suite results\n\n")
                 .append("Produced by the fault suite (`dev.lease.faults`, ").append(Soak.ON ? "soak run, `-Psoak`" : "short run, `./mvnw verify`")
                 .append("). Stale writes accepted must be 0 for every CORRECTNESS row; EFFICIENCY rows count overlapping")
-                .append(" holders instead (expected, reported, not a failure). Loss → interrupt: from the moment a fault")
+                .append(" holders instead (expected, reported, not a failure). Stale writes accepted after a")
+                .append(" successor's grant: writes the table accepted with a token below one whose grant had already")
+                .append(" been acknowledged when the write was invoked (a fence alone orders writes, not grants, so it")
+                .append(" accepts them until the successor's first write); they must be 0 where holders fence at grant")
+                .append(" (`-fenced-at-grant` rows) and show the window the fence alone leaves open elsewhere. Loss →")
+                .append(" interrupt: from the moment a fault")
                 .append(" took the lease away (for a paused holder: when it resumed) to the first interrupt of a holder,")
                 .append(" in ms.\n\n")
                 .append("| scenario | backend | kind | cycles | faults | writes accepted | stale writes refused | writes unknown")
-                .append(" | stale writes accepted | overlaps | loss → interrupt p50 / p99 ms | seconds |\n")
-                .append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
+                .append(" | stale writes accepted | stale writes accepted after a successor's grant | overlaps")
+                .append(" | loss → interrupt p50 / p99 ms | seconds |\n")
+                .append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
         ROWS.values().forEach(r -> md.append(r.markdown()).append('\n'));
         try {
             Files.createDirectories(FILE.getParent());

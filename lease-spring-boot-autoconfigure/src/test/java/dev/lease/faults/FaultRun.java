@@ -27,6 +27,7 @@ final class FaultRun implements AutoCloseable {
     private final String backend;
     private final LeaseKind kind;
     private final Ledger ledger;
+    private final boolean fencedAtGrant;
     private final long startedAt = System.nanoTime();
     private final List<LeaseWorker> workers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
@@ -35,15 +36,29 @@ final class FaultRun implements AutoCloseable {
     private boolean finished;
 
     FaultRun(String scenario, String backend, LeaseKind kind, Ledger ledger) {
+        this(scenario, backend, kind, ledger, false);
+    }
+
+    /**
+     * @param fencedAtGrant whether every holder advances the ledger's fence at grant: then a stale write accepted
+     *        after a successor's grant fails the run instead of being reported
+     */
+    FaultRun(String scenario, String backend, LeaseKind kind, Ledger ledger, boolean fencedAtGrant) {
         this.scenario = scenario;
         this.backend = backend;
         this.kind = kind;
         this.ledger = ledger;
+        this.fencedAtGrant = fencedAtGrant;
     }
 
     /** Starts a worker thread in this JVM on {@code engine}. */
     LeaseWorker worker(int id, LeaseTemplate engine, LeaseWorker.Config config) {
-        LeaseWorker worker = new LeaseWorker(id, engine, ledger, config, EventSink.of(history, id));
+        return worker(id, engine, config, LeaseWorker.BeforeWrite.NONE);
+    }
+
+    /** Starts a worker thread in this JVM on {@code engine} that runs {@code beforeWrite} before each write. */
+    LeaseWorker worker(int id, LeaseTemplate engine, LeaseWorker.Config config, LeaseWorker.BeforeWrite beforeWrite) {
+        LeaseWorker worker = new LeaseWorker(id, engine, ledger, config, EventSink.of(history, id), beforeWrite);
         Thread thread = new Thread(worker, scenario + "-worker-" + id);
         thread.setDaemon(true);
         workers.add(worker);
@@ -101,10 +116,12 @@ final class FaultRun implements AutoCloseable {
     HistoryChecker.Verdict finish() throws Exception {
         stopAll();
         boolean fenced = kind == LeaseKind.CORRECTNESS;
-        HistoryChecker.Verdict verdict = HistoryChecker.check(scenario, history, ledger.accepted(), fenced);
+        HistoryChecker.Verdict verdict = HistoryChecker.check(scenario, history, ledger.accepted(), fenced,
+                fencedAtGrant);
         List<Long> lossToInterrupt = history.lossToInterruptNanos(TestTiming.seconds(20));
         FaultResults.record(new FaultResults.Row(scenario, backend, kind.name(), verdict.cycles(), faults,
                 verdict.writesAccepted(), verdict.writesRejected(), verdict.writesUnknown(), verdict.staleWritesAccepted(),
+                fenced ? Integer.toString(verdict.staleWritesAfterGrant()) : "–",
                 fenced ? "–" : Integer.toString(verdict.overlaps()), lossToInterrupt,
                 Duration.ofNanos(System.nanoTime() - startedAt).toMillis() / 1000.0));
         log.info(scenario + ": " + verdict);

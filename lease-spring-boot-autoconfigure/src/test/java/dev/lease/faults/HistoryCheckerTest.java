@@ -21,6 +21,10 @@ import dev.lease.memory.InMemoryLeaseBackend;
 /** The checker must catch what it claims to catch, starting with a fence that forgot to compare tokens. */
 class HistoryCheckerTest {
 
+    /** The table of {@link #staleWriteBetweenTheSuccessorsGrantAndItsWrite()}: write 3 (token 1), write 4 (token 2). */
+    private static final List<HistoryChecker.Accepted> STALE_THEN_SUCCESSOR = List.of(
+            new HistoryChecker.Accepted(1, 1, 3), new HistoryChecker.Accepted(2, 2, 4));
+
     private final DataSource db = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
             .generateUniqueName(true).build();
 
@@ -61,6 +65,55 @@ class HistoryCheckerTest {
         HistoryChecker.Verdict verdict = HistoryChecker.check("grants", history, List.of(), true);
         assertThat(verdict.duplicateTokens()).isEqualTo(1);
         assertThat(verdict.grantsOutOfOrder()).isEqualTo(2);
+    }
+
+    /**
+     * Holder 0 (token 1) writes after holder 1's grant of token 2 was acknowledged, before holder 1's write: the table
+     * accepts both in token order, so only the measure against grants sees it.
+     */
+    private static History staleWriteBetweenTheSuccessorsGrantAndItsWrite() {
+        History history = new History();
+        history.invoke(1, 0, Kind.ACQUIRE, 100);
+        history.complete(1, Outcome.OK, 1, 110, null);
+        history.invoke(2, 1, Kind.ACQUIRE, 120);
+        history.complete(2, Outcome.OK, 2, 200, null);
+        history.invoke(3, 0, Kind.WRITE, 201);
+        history.complete(3, Outcome.OK, 1, 210, null);
+        history.invoke(4, 1, Kind.WRITE, 220);
+        history.complete(4, Outcome.OK, 2, 230, null);
+        return history;
+    }
+
+    @Test
+    void aStaleWriteAfterTheSuccessorsGrantIsCountedButFailsOnlyWithFenceAtGrant() {
+        History history = staleWriteBetweenTheSuccessorsGrantAndItsWrite();
+        HistoryChecker.Verdict fenceOnly = HistoryChecker.check("grant-window", history, STALE_THEN_SUCCESSOR, true);
+        assertThat(fenceOnly.staleWritesAccepted()).as("after a successor's write").isZero();
+        assertThat(fenceOnly.staleWritesAfterGrant()).isEqualTo(1);
+        assertThat(fenceOnly.safe()).as("without fence at grant the window is reported, not a failure").isTrue();
+
+        HistoryChecker.Verdict atGrant = HistoryChecker.check("grant-window-fenced-at-grant", history,
+                STALE_THEN_SUCCESSOR, true, true);
+        assertThat(atGrant.staleWritesAfterGrant()).isEqualTo(1);
+        assertThatThrownBy(() -> HistoryChecker.assertSafe(atGrant, history)).isInstanceOf(AssertionError.class)
+                .hasMessageContaining("stale write accepted after a successor's grant: write 3 with token 1");
+    }
+
+    @Test
+    void aWriteConcurrentWithTheSuccessorsGrantIsNotCounted() {
+        History history = new History();
+        history.invoke(1, 0, Kind.ACQUIRE, 100);
+        history.complete(1, Outcome.OK, 1, 110, null);
+        history.invoke(2, 1, Kind.ACQUIRE, 120);
+        // Invoked before the grant was acknowledged: the table may have accepted it before the grant.
+        history.invoke(3, 0, Kind.WRITE, 199);
+        history.complete(2, Outcome.OK, 2, 200, null);
+        history.complete(3, Outcome.OK, 1, 210, null);
+        history.invoke(4, 1, Kind.WRITE, 220);
+        history.complete(4, Outcome.OK, 2, 230, null);
+        HistoryChecker.Verdict verdict = HistoryChecker.check("concurrent", history, STALE_THEN_SUCCESSOR, true, true);
+        assertThat(verdict.staleWritesAfterGrant()).isZero();
+        assertThat(verdict.safe()).isTrue();
     }
 
     @Test

@@ -31,7 +31,8 @@ import dev.lease.zookeeper.ZooKeeperLeaseBackend;
  * wall clock: a real {@link LeaseEngine} over a ZooKeeper or JDBC backend running one {@link LeaseWorker}. Events go
  * to stdout as lines starting with {@value #PREFIX} (anything else on stdout is logging); stdin takes
  * {@code stop}, {@code clock} and {@code go}. Started by {@link ChildHolder}; arguments are {@code key=value};
- * with {@code pause-before-write=true} the first write waits for {@code go} (see {@link PausedWrite}).
+ * with {@code pause-before-write=true} the first write waits for {@code go} (see {@link PausedWrite}); with
+ * {@code fence-at-grant=true} every grant advances the ledger's fence before the work runs.
  */
 public final class HolderMain {
 
@@ -72,7 +73,12 @@ public final class HolderMain {
                 Duration.ofMillis(Long.parseLong(conf.get("ttl-ms"))),
                 Duration.ofMillis(Long.parseLong(conf.get("wait-ms"))),
                 Duration.ofMillis(Long.parseLong(conf.get("hold-ms"))), Long.parseLong(conf.get("seed")));
-        try (LeaseEngine engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard())) {
+        boolean fenceAtGrant = Boolean.parseBoolean(conf.get("fence-at-grant"));
+        if (fenceAtGrant) {
+            config = config.fencedAtGrant(conf.get("resource"));
+        }
+        try (LeaseEngine engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(),
+                fenceAtGrant ? ledger.fence() : null)) {
             PausedWrite gate = new PausedWrite(out, Boolean.parseBoolean(conf.get("pause-before-write")));
             LeaseWorker worker = new LeaseWorker(Integer.parseInt(conf.get("worker")), engine, ledger, config,
                     printing(out), gate);

@@ -24,7 +24,9 @@ import org.springframework.util.FileSystemUtils;
 
 import dev.lease.LeaseKind;
 import dev.lease.core.LeaseEngine;
+import dev.lease.faults.ZooKeeperFaultScenariosTest.HeldAfterGrant;
 import dev.lease.jdbc.JdbcLeaseBackend;
+import dev.lease.spi.GrantFence;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 /**
@@ -80,12 +82,53 @@ class JdbcFaultScenariosTest {
             ChildHolder child = run.child(1, args, Map.of());
             // The child first, alone: a worker that releases and takes the lease again at once can starve it.
             child.awaitWriteReady();
-            run.worker(2, local, config(lease, TTL, 1));
+            LeaseWorker rival = run.worker(2, local, config(lease, TTL, 1));
             ZooKeeperFaultScenariosTest.pauseRightBeforeItsWrite(run, child);
             for (int round = 0; round < Soak.rounds(2); round++) {
-                ZooKeeperFaultScenariosTest.pauseUntilTakenOver(run, child);
+                ZooKeeperFaultScenariosTest.pauseUntilTakenOver(run, child, List.of(rival));
             }
             ZooKeeperFaultScenariosTest.assertFenceRefused(run.finish());
+        }
+    }
+
+    /** As {@link #pausedHolder()}, fenced at grant, as {@link ZooKeeperFaultScenariosTest#pausedHolderFencedAtGrant()}. */
+    @Test
+    void pausedHolderFencedAtGrant() throws Exception {
+        String lease = "jdbc-paused-fag";
+        Ledger ledger = ledger(lease);
+        try (FaultRun run = new FaultRun("jdbc-paused-holder-fenced-at-grant", "jdbc (PostgreSQL)",
+                LeaseKind.CORRECTNESS, ledger, true); LeaseEngine local = engine(ledger.fence())) {
+            Map<String, String> args = childArgs(lease, TTL, 6);
+            args.put("pause-before-write", "true");
+            args.put("fence-at-grant", "true");
+            ChildHolder child = run.child(1, args, Map.of());
+            child.awaitWriteReady();
+            HeldAfterGrant successor = new HeldAfterGrant();
+            LeaseWorker rival = run.worker(2, local, config(lease, TTL, 6).fencedAtGrant(lease), successor);
+            ZooKeeperFaultScenariosTest.pauseUntilTheSuccessorsGrant(run, child, successor, History.Outcome.FAIL);
+            for (int round = 0; round < Soak.rounds(2); round++) {
+                ZooKeeperFaultScenariosTest.pauseUntilTakenOver(run, child, List.of(rival));
+            }
+            HistoryChecker.Verdict verdict = run.finish();
+            ZooKeeperFaultScenariosTest.assertFenceRefused(verdict);
+            assertThat(verdict.staleWritesAfterGrant()).as("stale writes accepted after a successor's grant").isZero();
+        }
+    }
+
+    /** The window fence at grant closes, shown open; see {@link ZooKeeperFaultScenariosTest}. */
+    @Test
+    void pausedHolderWritesAfterTheSuccessorsGrant() throws Exception {
+        String lease = "jdbc-paused-window";
+        try (FaultRun run = new FaultRun("jdbc-paused-holder-grant-window", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS,
+                ledger(lease)); LeaseEngine local = engine()) {
+            Map<String, String> args = childArgs(lease, TTL, 7);
+            args.put("pause-before-write", "true");
+            ChildHolder child = run.child(1, args, Map.of());
+            child.awaitWriteReady();
+            HeldAfterGrant successor = new HeldAfterGrant();
+            run.worker(2, local, config(lease, TTL, 7), successor);
+            ZooKeeperFaultScenariosTest.pauseUntilTheSuccessorsGrant(run, child, successor, History.Outcome.OK);
+            ZooKeeperFaultScenariosTest.assertGrantWindowOpen(run.finish());
         }
     }
 
@@ -185,7 +228,11 @@ class JdbcFaultScenariosTest {
     }
 
     private static LeaseEngine engine() {
-        return ZooKeeperHolder.engine(new JdbcLeaseBackend(holderDataSource()), LeaseKind.CORRECTNESS);
+        return engine(null);
+    }
+
+    private static LeaseEngine engine(GrantFence grantFence) {
+        return ZooKeeperHolder.engine(new JdbcLeaseBackend(holderDataSource()), LeaseKind.CORRECTNESS, grantFence);
     }
 
     private static Ledger ledger(String resource) {

@@ -22,7 +22,7 @@ final class LeaseWorker implements Runnable {
 
     /**
      * Runs in the holder's thread right before each write, with the token the write will carry: a child JVM uses it
-     * to freeze its worker between deciding to write and writing.
+     * to freeze its worker between deciding to write and writing, a successor to wait after its grant.
      */
     @FunctionalInterface
     interface BeforeWrite {
@@ -30,14 +30,28 @@ final class LeaseWorker implements Runnable {
         BeforeWrite NONE = token -> {
         };
 
-        void beforeWrite(long token);
+        /** @throws InterruptedException the engine declared the lease lost meanwhile */
+        void beforeWrite(long token) throws InterruptedException;
     }
 
-    /** What a worker leases and how long it holds. */
-    record Config(String lease, LeaseKind kind, Duration ttl, Duration waitFor, Duration maxHold, long seed) {
+    /**
+     * What a worker leases and how long it holds; {@code fence}, when not null, is the resource whose fence the
+     * engine advances at grant.
+     */
+    record Config(String lease, LeaseKind kind, Duration ttl, Duration waitFor, Duration maxHold, long seed,
+            String fence) {
+
+        Config(String lease, LeaseKind kind, Duration ttl, Duration waitFor, Duration maxHold, long seed) {
+            this(lease, kind, ttl, waitFor, maxHold, seed, null);
+        }
+
+        Config fencedAtGrant(String resource) {
+            return new Config(lease, kind, ttl, waitFor, maxHold, seed, resource);
+        }
 
         LeaseSpec spec() {
-            return LeaseSpec.of(lease, kind).withTtl(ttl).withWaitFor(waitFor);
+            LeaseSpec spec = LeaseSpec.of(lease, kind).withTtl(ttl).withWaitFor(waitFor);
+            return fence == null ? spec : spec.withFence(fence);
         }
     }
 
@@ -51,7 +65,9 @@ final class LeaseWorker implements Runnable {
     private final Random random;
     private final BeforeWrite beforeWrite;
     private long seq;
+    private final Object turn = new Object();
     private volatile boolean stopped;
+    private boolean standingBy;
     private volatile boolean holding;
 
     LeaseWorker(int worker, LeaseTemplate engine, Ledger ledger, Config config, EventSink sink) {
@@ -70,7 +86,21 @@ final class LeaseWorker implements Runnable {
     }
 
     void stop() {
-        stopped = true;
+        synchronized (turn) {
+            stopped = true;
+            turn.notifyAll();
+        }
+    }
+
+    /**
+     * While on, the worker acquires nothing more once its current cycle ends: a worker that releases and at once
+     * acquires again can starve a holder whose backend only polls for a free lease (JDBC), for as long as it likes.
+     */
+    void standBy(boolean on) {
+        synchronized (turn) {
+            standingBy = on;
+            turn.notifyAll();
+        }
     }
 
     boolean holding() {
@@ -79,9 +109,24 @@ final class LeaseWorker implements Runnable {
 
     @Override
     public void run() {
-        while (!stopped) {
+        while (awaitTurn()) {
             Thread.interrupted(); // a loss interrupt that arrived as the last cycle ended is not for the next one
             cycle();
+        }
+    }
+
+    /** Waits while standing by; false once stopped. */
+    private boolean awaitTurn() {
+        synchronized (turn) {
+            while (standingBy && !stopped) {
+                try {
+                    turn.wait();
+                }
+                catch (InterruptedException ex) {
+                    // A loss interrupt that arrived as the last cycle ended: not a reason to stop standing by.
+                }
+            }
+            return !stopped;
         }
     }
 

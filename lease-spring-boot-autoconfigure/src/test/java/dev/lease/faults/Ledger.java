@@ -84,6 +84,11 @@ final class Ledger {
         return write("ledger", token, writeId);
     }
 
+    /** The fence the ledger's writes check, for engines that advance it at grant. */
+    JdbcFence fence() {
+        return fence;
+    }
+
     List<HistoryChecker.Accepted> accepted() {
         return jdbc.query("SELECT seq, token, write_id FROM fault_ledger WHERE resource = ? ORDER BY seq",
                 (rs, i) -> new HistoryChecker.Accepted(rs.getLong(1), rs.getLong(2), rs.getLong(3)), resource);

@@ -16,6 +16,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
 
 import org.apache.curator.test.InstanceSpec;
@@ -73,12 +76,64 @@ class ZooKeeperFaultScenariosTest {
             ChildHolder child = run.child(1, args, Map.of());
             // The child first, alone: a worker that releases and takes the lease again at once can starve it.
             child.awaitWriteReady();
-            run.worker(2, local.engine(), config(lease, SESSION, 2));
+            LeaseWorker rival = run.worker(2, local.engine(), config(lease, SESSION, 2));
             pauseRightBeforeItsWrite(run, child);
             for (int round = 0; round < Soak.rounds(2); round++) {
-                pauseUntilTakenOver(run, child);
+                pauseUntilTakenOver(run, child, List.of(rival));
             }
             assertFenceRefused(run.finish());
+        }
+    }
+
+    /**
+     * As {@link #pausedHolder()}, with every holder fencing at grant, and the first stale write landing after the
+     * successor's grant but before its first write: the window only fence at grant closes.
+     */
+    @Test
+    void pausedHolderFencedAtGrant() throws Exception {
+        String lease = "zk-paused-fag";
+        Ledger ledger = ledger(lease);
+        try (FaultRun run = new FaultRun("zookeeper-paused-holder-fenced-at-grant", "zookeeper",
+                LeaseKind.CORRECTNESS, ledger, true);
+                ZooKeeperHolder local = ZooKeeperHolder.connect(zookeeper.getConnectString(), SESSION,
+                        ledger.fence())) {
+            Map<String, String> args = childArgs(lease, zookeeper.getConnectString(), SESSION, 8);
+            args.put("pause-before-write", "true");
+            args.put("fence-at-grant", "true");
+            ChildHolder child = run.child(1, args, Map.of());
+            child.awaitWriteReady();
+            HeldAfterGrant successor = new HeldAfterGrant();
+            LeaseWorker rival = run.worker(2, local.engine(), config(lease, SESSION, 8).fencedAtGrant(lease),
+                    successor);
+            pauseUntilTheSuccessorsGrant(run, child, successor, History.Outcome.FAIL);
+            for (int round = 0; round < Soak.rounds(2); round++) {
+                pauseUntilTakenOver(run, child, List.of(rival));
+            }
+            HistoryChecker.Verdict verdict = run.finish();
+            assertFenceRefused(verdict);
+            assertThat(verdict.staleWritesAfterGrant()).as("stale writes accepted after a successor's grant").isZero();
+        }
+    }
+
+    /**
+     * The window fence at grant closes, shown open: without it, a stale write that lands after the successor's grant
+     * but before its first write is accepted, and the table, whose tokens still rise, sees nothing wrong. A scenario
+     * of its own because {@link #pausedHolder()} must see its frozen write refused.
+     */
+    @Test
+    void pausedHolderWritesAfterTheSuccessorsGrant() throws Exception {
+        String lease = "zk-paused-window";
+        try (FaultRun run = new FaultRun("zookeeper-paused-holder-grant-window", "zookeeper", LeaseKind.CORRECTNESS,
+                ledger(lease));
+                ZooKeeperHolder local = ZooKeeperHolder.connect(zookeeper.getConnectString(), SESSION)) {
+            Map<String, String> args = childArgs(lease, zookeeper.getConnectString(), SESSION, 9);
+            args.put("pause-before-write", "true");
+            ChildHolder child = run.child(1, args, Map.of());
+            child.awaitWriteReady();
+            HeldAfterGrant successor = new HeldAfterGrant();
+            run.worker(2, local.engine(), config(lease, SESSION, 9), successor);
+            pauseUntilTheSuccessorsGrant(run, child, successor, History.Outcome.OK);
+            assertGrantWindowOpen(run.finish());
         }
     }
 
@@ -235,8 +290,20 @@ class ZooKeeperFaultScenariosTest {
 
     /** Pauses the child while it holds the lease, until another worker got it, then resumes it. */
     static void pauseUntilTakenOver(FaultRun run, ChildHolder child) throws Exception {
+        pauseUntilTakenOver(run, child, List.of());
+    }
+
+    /** Same, with {@code rivals} standing by until the child holds the lease, so that they cannot starve it. */
+    static void pauseUntilTakenOver(FaultRun run, ChildHolder child, List<LeaseWorker> rivals) throws Exception {
         long grants = run.grantsOf(child.worker());
-        await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantsOf(child.worker()) > grants && child.holding());
+        rivals.forEach(rival -> rival.standBy(true));
+        try {
+            await().atMost(BOUND).pollInterval(POLL)
+                    .until(() -> run.grantsOf(child.worker()) > grants && child.holding());
+        }
+        finally {
+            rivals.forEach(rival -> rival.standBy(false));
+        }
         child.pause();
         long pausedAt = System.nanoTime();
         await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantedSince(pausedAt, child.worker()));
@@ -268,10 +335,82 @@ class ZooKeeperFaultScenariosTest {
         assertThat(write.detail).contains("stale token refused");
     }
 
+    /**
+     * Freezes the child (started with {@code pause-before-write}) between deciding to write and writing, until its
+     * lease expired and {@code successor} was granted a newer token and stands before its first write; then resumes
+     * the child and lets its frozen write go with the old token while the successor still waits, so the write lands
+     * between the successor's grant and its first write. The write must end with {@code expected}: refused when the
+     * successor's grant advanced the fence, accepted when nothing did.
+     */
+    static void pauseUntilTheSuccessorsGrant(FaultRun run, ChildHolder child, HeldAfterGrant successor,
+            History.Outcome expected) throws Exception {
+        long token = child.awaitWriteReady();
+        child.pause();
+        long newer = successor.awaitHeld();
+        child.resume();
+        long resumedAt = System.nanoTime();
+        child.go();
+        run.fault("SIGSTOP of child holder " + child.worker() + " right before its write with token " + token
+                + " until another worker was granted token " + newer + ", then SIGCONT and the write before the"
+                + " successor's first write", resumedAt);
+        History.Op write;
+        try {
+            write = await().atMost(BOUND).pollInterval(POLL).until(() -> run.completedWrite(child.worker(), token),
+                    op -> op != null);
+        }
+        finally {
+            successor.release();
+        }
+        assertThat(newer).as("the successor's token").isGreaterThan(token);
+        assertThat(write.outcome).as("the frozen write with token " + token + " after the grant of token " + newer
+                + " (" + write.detail + ")").isEqualTo(expected);
+    }
+
+    /** Without fence at grant the stale write after the successor's grant was accepted, seen by the new measure only. */
+    static void assertGrantWindowOpen(HistoryChecker.Verdict verdict) {
+        assertThat(verdict.staleWritesAfterGrant()).as("stale writes accepted after a successor's grant").isPositive();
+        assertThat(verdict.staleWritesAccepted()).as("stale writes accepted after a successor's write").isZero();
+    }
+
     /** The run saw the fence refuse at least one stale write and accept none. */
     static void assertFenceRefused(HistoryChecker.Verdict verdict) {
         assertThat(verdict.writesRejected()).as("stale writes refused").isGreaterThanOrEqualTo(1);
         assertThat(verdict.staleWritesAccepted()).as("stale writes accepted").isZero();
+    }
+
+    /**
+     * Holds a worker's first write, after its grant, until released: the successor of a paused holder waits there so
+     * that the holder's stale write lands after the successor's grant and before its first write. Interruptible: a
+     * successor that loses its lease meanwhile stops waiting.
+     */
+    static final class HeldAfterGrant implements LeaseWorker.BeforeWrite {
+
+        private final CountDownLatch held = new CountDownLatch(1);
+        private final CountDownLatch released = new CountDownLatch(1);
+        private final AtomicBoolean armed = new AtomicBoolean(true);
+        private volatile long token = -1;
+
+        @Override
+        public void beforeWrite(long token) throws InterruptedException {
+            if (!armed.compareAndSet(true, false)) {
+                return;
+            }
+            this.token = token;
+            held.countDown();
+            released.await();
+        }
+
+        /** Waits until the worker holds a grant and waits before its first write; returns the grant's token. */
+        long awaitHeld() throws InterruptedException {
+            if (!held.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("the successor was not granted the lease within " + BOUND);
+            }
+            return token;
+        }
+
+        void release() {
+            released.countDown();
+        }
     }
 
     private static Ledger ledger(String resource) {

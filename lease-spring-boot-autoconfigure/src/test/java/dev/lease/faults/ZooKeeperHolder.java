@@ -13,6 +13,7 @@ import dev.lease.LeaseKind;
 import dev.lease.core.BackendRouter;
 import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
+import dev.lease.spi.GrantFence;
 import dev.lease.spi.LeaseBackend;
 import dev.lease.testing.TestTiming;
 import dev.lease.zookeeper.ZooKeeperLeaseBackend;
@@ -24,6 +25,12 @@ record ZooKeeperHolder(CuratorFramework client, ZooKeeperLeaseBackend backend, L
     static final String ROOT = "/fault-leases";
 
     static ZooKeeperHolder connect(String connectString, Duration sessionTimeout) throws InterruptedException {
+        return connect(connectString, sessionTimeout, null);
+    }
+
+    /** @param grantFence the fence the engine advances at grant for leases that name one, or null */
+    static ZooKeeperHolder connect(String connectString, Duration sessionTimeout, GrantFence grantFence)
+            throws InterruptedException {
         CuratorFramework client = CuratorFrameworkFactory.builder().connectString(connectString)
                 .sessionTimeoutMs((int) sessionTimeout.toMillis()).connectionTimeoutMs((int) sessionTimeout.toMillis())
                 .retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
@@ -33,13 +40,17 @@ record ZooKeeperHolder(CuratorFramework client, ZooKeeperLeaseBackend backend, L
             throw new IllegalStateException("could not connect to ZooKeeper at " + connectString);
         }
         ZooKeeperLeaseBackend backend = new ZooKeeperLeaseBackend(client, ROOT, sessionTimeout);
-        return new ZooKeeperHolder(client, backend, engine(backend, LeaseKind.CORRECTNESS));
+        return new ZooKeeperHolder(client, backend, engine(backend, LeaseKind.CORRECTNESS, grantFence));
     }
 
     static LeaseEngine engine(LeaseBackend backend, LeaseKind kind) {
+        return engine(backend, kind, null);
+    }
+
+    static LeaseEngine engine(LeaseBackend backend, LeaseKind kind, GrantFence grantFence) {
         Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
         routes.put(kind, backend);
-        return new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());
+        return new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(), grantFence);
     }
 
     @Override
