@@ -14,17 +14,19 @@ import org.springframework.stereotype.Component;
 import dev.lease.LeaseLostException;
 import dev.lease.memory.InMemoryLeaseBackend;
 
-/** Shows the three behaviours of a lease in a few seconds: exclusion with tokens, skipping, loss. */
+/** Shows the behaviours of a lease in a few seconds: exclusion with tokens, skipping, a fenced write, loss. */
 @Component
 class Demo implements CommandLineRunner {
 
     private final ReportJob job;
     private final BatchImport batchImport;
+    private final Accounts accounts;
     private final InMemoryLeaseBackend backend;
 
-    Demo(ReportJob job, BatchImport batchImport, InMemoryLeaseBackend backend) {
+    Demo(ReportJob job, BatchImport batchImport, Accounts accounts, InMemoryLeaseBackend backend) {
         this.job = job;
         this.batchImport = batchImport;
+        this.accounts = accounts;
         this.backend = backend;
     }
 
@@ -49,6 +51,18 @@ class Demo implements CommandLineRunner {
             for (Future<?> cleanup : cleanups) {
                 cleanup.get(30, TimeUnit.SECONDS);
             }
+            // Ten concurrent read-modify-write deposits: the lease serialises them, so none is lost.
+            List<Future<?>> deposits = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                deposits.add(pool.submit(() -> {
+                    accounts.deposit(1, 100);
+                    return null;
+                }));
+            }
+            for (Future<?> deposit : deposits) {
+                deposit.get(30, TimeUnit.SECONDS);
+            }
+            job.log().add("account 1 balance after 10 concurrent deposits of 100: " + accounts.balance(1));
             Future<String> longWork = pool.submit(job::longWork);
             job.awaitLongWorkStarted();
             backend.revoke("long-work"); // as if an operator or a network partition took the lease away

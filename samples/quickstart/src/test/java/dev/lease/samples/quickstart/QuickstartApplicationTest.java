@@ -30,6 +30,7 @@ class QuickstartApplicationTest {
             assertThat(holds.get(i)).as("token of holder %d", i + 1).isGreaterThan(holds.get(i - 1));
         }
         assertThat(log.stream().filter(l -> l.endsWith("cleans up"))).hasSizeBetween(1, 3);
+        assertThat(log).contains("account 1 balance after 10 concurrent deposits of 100: 1000");
         long longWork = backend.lastToken("long-work").orElseThrow();
         assertThat(log).anyMatch(l -> l.startsWith(
                 "caller got LeaseLostException: Lease 'long-work' (token " + longWork + ") was lost"));
