@@ -341,10 +341,14 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
             try {
                 fenceAtGrant(lease, resolved.fence());
             }
-            finally {
-                if (lease.isMarkedLost()) {
-                    lease.close();
-                }
+            catch (LeaseLostException refusedByTheFence) {
+                // The store just granted it and still holds it: release now, not in the background as after a loss
+                // at the store, so that a retry finds the name free at once.
+                lease.close(false);
+                throw refusedByTheFence;
+            }
+            if (lease.isMarkedLost()) {
+                lease.close();
             }
         }
         return Optional.of(lease);

@@ -6,11 +6,13 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
+import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.lease.LeaseKind;
 import dev.lease.Leased;
@@ -18,6 +20,7 @@ import dev.lease.WhenBusy;
 import dev.lease.autoconfigure.InMemoryLeaseAutoConfiguration;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
 import dev.lease.core.LeaseConfigurationException;
+import dev.lease.fence.JdbcFence;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
@@ -101,12 +104,6 @@ class LeasedStartupValidationTest {
     }
 
     @Test
-    void fenceAtGrantOnAnEfficiencyLease() {
-        assertStartupFails(EfficiencyFence.class, "@Leased on EfficiencyFence.run() (lease 'efficiency-fence')",
-                "fence at grant needs a fencing token");
-    }
-
-    @Test
     void aNameTemplateReferringToAParameterTheMethodDoesNotHave() {
         assertStartupFails(UnknownParameter.class, "@Leased on UnknownParameter.bill(long) (lease 'invoice-#{#id}')",
                 "#id", "its parameters are invoiceId (#p0)", "#invoiceId", "#p0");
@@ -123,6 +120,24 @@ class LeasedStartupValidationTest {
     void aParameterReferenceBeyondTheLastParameter() {
         assertStartupFails(IndexOutOfRange.class, "@Leased on IndexOutOfRange.run(String) (lease 'region-#{#p1}')",
                 "#p1", "region (#p0)");
+    }
+
+    @Test
+    void fenceAtGrantOnAnEfficiencyLease() {
+        assertStartupFails(FencedReport.class, "@Leased on FencedReport.run() (lease 'nightly-report')",
+                "fence at grant needs a fencing token", "remove fence");
+    }
+
+    @Test
+    void fenceAtGrantWithoutAFence() {
+        assertStartupFails(FencedBilling.class, "@Leased on FencedBilling.bill(long) (lease 'invoice-#{#id}')",
+                "no JdbcFence bean", "declare a JdbcFence bean");
+    }
+
+    @Test
+    void fenceAtGrantWithAFenceStartsFine() {
+        runner.withBean(JdbcFence.class, () -> new JdbcFence(new JdbcTemplate(new JdbcDataSource())))
+                .withBean(FencedBilling.class).run(context -> assertThat(context).hasNotFailed());
     }
 
     @Test
@@ -197,8 +212,8 @@ class LeasedStartupValidationTest {
         }
     }
 
-    static class EfficiencyFence {
-        @Leased(name = "efficiency-fence", kind = LeaseKind.EFFICIENCY, fence = "report")
+    static class FencedReport {
+        @Leased(name = "nightly-report", kind = LeaseKind.EFFICIENCY, fence = "nightly-report")
         public void run() {
         }
     }
@@ -225,6 +240,12 @@ class LeasedStartupValidationTest {
         @Leased(name = "all-#{#region}-#{#p0}-#{#a1}-#{#root.methodName}-#{#root.args.?[#this != null].size()}",
                 kind = LeaseKind.EFFICIENCY)
         public void run(String region, int shard) {
+        }
+    }
+
+    static class FencedBilling {
+        @Leased(name = "invoice-#{#id}", kind = LeaseKind.CORRECTNESS, fence = "invoice-#{#id}")
+        public void bill(long id) {
         }
     }
 

@@ -30,6 +30,7 @@ import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;
 import dev.lease.LeaseUnavailableException;
 import dev.lease.memory.InMemoryLeaseBackend;
+import dev.lease.spi.GrantFence;
 import dev.lease.spi.LeaseBackend;
 import dev.lease.testing.BlockingWork;
 
@@ -46,10 +47,14 @@ class LeaseEngineTest {
     }
 
     static LeaseEngine engineOver(LeaseBackend backend) {
+        return engineOver(backend, null);
+    }
+
+    static LeaseEngine engineOver(LeaseBackend backend, GrantFence grantFence) {
         Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.CORRECTNESS, backend);
         routes.put(LeaseKind.EFFICIENCY, backend);
-        return new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());
+        return new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(), grantFence);
     }
 
     private static LeaseSpec spec(String name) {

@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -313,6 +317,55 @@ abstract class JdbcFenceTest {
 
         assertThatThrownBy(() -> accounts.update(-1L, token(10), Map.of("balance", 1)))
                 .isInstanceOf(EmptyResultDataAccessException.class).hasMessageContaining("account");
+    }
+
+    /** Fence at grant: committed on its own before it returns, so the caller's transaction cannot take it back. */
+    @Test
+    void advanceAtGrantCommitsOnItsOwnWhateverTheCallersTransactionDoes() {
+        long id = System.nanoTime();
+        jdbc.update("INSERT INTO account (id, balance, fence) VALUES (?, 0, 1)", id);
+        FencedTable accounts = fence.table("account", "id");
+        String fenceOfResource = "SELECT fence FROM " + JdbcFence.TABLE + " WHERE resource = ?";
+        String fenceOfAccount = "SELECT fence FROM account WHERE id = ?";
+
+        transactions.executeWithoutResult(status -> {
+            fence.advanceAtGrant(resource, token(4));
+            accounts.advanceAtGrant(id, token(4));
+            assertThat(committed(fenceOfResource, resource)).as("lease_fence, seen by another connection").isEqualTo(4);
+            assertThat(committed(fenceOfAccount, id)).as("account fence, seen by another connection").isEqualTo(4);
+            status.setRollbackOnly();
+        });
+        assertThat(fence.current(resource)).hasValue(4);
+        assertThat(committed(fenceOfAccount, id)).isEqualTo(4);
+
+        fence.advanceAtGrant(resource, token(4));
+        accounts.advanceAtGrant(id, token(4));
+        assertThatThrownBy(() -> accounts.advanceAtGrant(id, token(3)))
+                .isInstanceOfSatisfying(StaleTokenException.class, ex -> {
+                    assertThat(ex.resource()).isEqualTo("account[id=" + id + "]");
+                    assertThat(ex.current()).isEqualTo(4);
+                });
+        assertThatThrownBy(() -> fence.advanceAtGrant(resource, token(3)))
+                .isInstanceOfSatisfying(StaleTokenException.class, ex -> assertThat(ex.current()).isEqualTo(4));
+        assertThatThrownBy(() -> accounts.advanceAtGrant(-1L, token(5)))
+                .isInstanceOf(EmptyResultDataAccessException.class);
+        assertThat(fence.current(resource)).hasValue(4);
+        assertThat(jdbc.queryForMap("SELECT balance, fence FROM account WHERE id = ?", id).values())
+                .containsExactly(0L, 4L);
+    }
+
+    /** Read on a connection of its own, outside any transaction of this thread: only committed values. */
+    private Long committed(String sql, Object arg) {
+        try (Connection connection = dataSource().getConnection();
+                PreparedStatement read = connection.prepareStatement(sql)) {
+            read.setObject(1, arg);
+            try (ResultSet row = read.executeQuery()) {
+                return row.next() ? row.getLong(1) : null;
+            }
+        }
+        catch (SQLException ex) {
+            throw new IllegalStateException(ex);
+        }
     }
 
     @Test
