@@ -347,9 +347,6 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
                 lease.close(false);
                 throw refusedByTheFence;
             }
-            if (lease.isMarkedLost()) {
-                lease.close();
-            }
         }
         return Optional.of(lease);
     }
