@@ -55,7 +55,7 @@ class LeaseEngineRandomizedTest {
 
     private static final long SEED = Long.getLong("lease.engine.seed", new Random().nextLong());
     private static final int SCHEDULES = Integer.getInteger("lease.engine.schedules",
-            Boolean.getBoolean("lease.faults.soak") ? 1000 : 25);
+            Boolean.getBoolean("lease-test.soak") ? 1000 : 25);
     private static final String[] NAMES = {"a", "b", "c"};
 
     @Test
