@@ -1,7 +1,13 @@
 package dev.lease.autoconfigure;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+
 import javax.sql.DataSource;
 
+import org.springframework.beans.BeanWrapper;
+import org.springframework.beans.BeanWrapperImpl;
+import org.springframework.beans.BeansException;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -13,6 +19,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.dao.DataAccessException;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -36,7 +43,7 @@ public class JdbcLeaseAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    JdbcLeaseBackend jdbcLeaseBackend(DataSource dataSource, LeaseProperties properties) {
+    JdbcLeaseBackend jdbcLeaseBackend(DataSource dataSource, LeaseProperties properties, Environment environment) {
         LeaseProperties.Jdbc jdbc = properties.getJdbc();
         JdbcLeaseBackend backend;
         try {
@@ -46,6 +53,7 @@ public class JdbcLeaseAutoConfiguration {
             throw new LeaseConfigurationException(ex.getMessage() + ".",
                     "set lease.jdbc.table to a plain table name such as 'lease_lock' or 'leases.lease_lock'.");
         }
+        checkConnection(dataSource, environment);
         if (JdbcSchemaInitialization.shouldCreate(jdbc.getInitializeSchema(), dataSource)) {
             backend.createSchema();
         }
@@ -56,10 +64,39 @@ public class JdbcLeaseAutoConfiguration {
             throw new LeaseConfigurationException("The JDBC lease backend cannot read its table '" + backend.table()
                     + "': " + ex.getMostSpecificCause().getMessage() + ".",
                     "create the table with the DDL in dev/lease/jdbc/schema-<platform>.sql (for example in a Flyway "
-                            + "migration), or set lease.jdbc.initialize-schema: always; if the database is down, "
-                            + "check spring.datasource.*.");
+                            + "migration), or set lease.jdbc.initialize-schema: always.");
         }
         return backend;
+    }
+
+    /** Apart from the table check, so that an unreachable database is not reported as a missing table. */
+    private static void checkConnection(DataSource dataSource, Environment environment) {
+        try (Connection connection = dataSource.getConnection()) {
+            // Obtaining it is the check.
+        }
+        catch (SQLException | RuntimeException ex) {
+            String url = url(dataSource, environment);
+            throw new LeaseConfigurationException("The JDBC lease backend cannot connect to its database"
+                    + (url != null ? " " + url : "") + ": " + NestedExceptionUtils.getMostSpecificCause(ex).getMessage()
+                    + ".", "check that the database is running and reachable, and fix spring.datasource.* (url, "
+                            + "username, password); or route leases to another backend with lease.backend.");
+        }
+    }
+
+    /** The DataSource's own URL where it tells (Hikari, Tomcat, DBCP2, the drivers' own), else spring.datasource.url. */
+    private static String url(DataSource dataSource, Environment environment) {
+        BeanWrapper bean = new BeanWrapperImpl(dataSource);
+        for (String property : new String[] {"jdbcUrl", "url"}) {
+            try {
+                if (bean.isReadableProperty(property) && bean.getPropertyValue(property) instanceof String url) {
+                    return url;
+                }
+            }
+            catch (BeansException ex) {
+                // A getter that fails tells nothing; the message does without the URL.
+            }
+        }
+        return environment.getProperty("spring.datasource.url");
     }
 
     /** Matches unless the lease.*backend properties are set and none of them names jdbc. */

@@ -20,7 +20,8 @@ import dev.lease.spi.LeaseBackend;
 /**
  * Routes each lease kind to a backend, creates the {@link LeaseEngine} (the {@code LeaseTemplate} bean) and
  * advises {@code @Leased} methods. Backends are contributed by their own auto-configurations as
- * {@link LeaseBackend} beans.
+ * {@link LeaseBackend} beans. Unknown {@code lease.*} keys fail the startup before any bean is created
+ * ({@link LeasePropertyNamesCheck}).
  */
 @AutoConfiguration
 @EnableConfigurationProperties(LeaseProperties.class)
@@ -29,10 +30,17 @@ public class LeaseAutoConfiguration {
     private static final Log log = LogFactory.getLog(LeaseAutoConfiguration.class);
 
     @Bean
+    static LeasePropertyNamesCheck leasePropertyNamesCheck() {
+        return new LeasePropertyNamesCheck();
+    }
+
+    @Bean
     @ConditionalOnMissingBean
-    BackendRouter leaseBackendRouter(ObjectProvider<LeaseBackend> backends, LeaseProperties properties) {
+    BackendRouter leaseBackendRouter(ObjectProvider<LeaseBackend> backends, LeaseProperties properties,
+            ObjectProvider<RoutedBackendCheck> checks) {
         BackendRouter router = BackendRouter.select(backends.orderedStream().toList(), properties.getBackend(),
                 properties.getCorrectnessBackend(), properties.getEfficiencyBackend());
+        checks.orderedStream().forEach(check -> check.check(router));
         log.info("Lease backends: " + router.describe()
                 + ". A lease is a hint, not a guarantee, unless the resource checks its fencing token.");
         return router;

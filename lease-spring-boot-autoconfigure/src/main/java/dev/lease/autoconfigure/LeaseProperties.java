@@ -39,6 +39,14 @@ public class LeaseProperties {
      */
     private Duration renewEvery;
 
+    /**
+     * Whether to start anyway, logging a warning, when a lease.* key is set that the starter does not know. By
+     * default such a key, usually a misspelt one, fails the startup. Set it when lease.* keys are set outside the
+     * application and not meant for the starter, such as the environment variables of a Kubernetes service named
+     * 'lease'.
+     */
+    private boolean ignoreUnknownProperties;
+
     private final Zookeeper zookeeper = new Zookeeper();
 
     private final Redis redis = new Redis();
@@ -87,6 +95,14 @@ public class LeaseProperties {
         this.renewEvery = renewEvery;
     }
 
+    public boolean isIgnoreUnknownProperties() {
+        return ignoreUnknownProperties;
+    }
+
+    public void setIgnoreUnknownProperties(boolean ignoreUnknownProperties) {
+        this.ignoreUnknownProperties = ignoreUnknownProperties;
+    }
+
     public Zookeeper getZookeeper() {
         return zookeeper;
     }
@@ -122,8 +138,12 @@ public class LeaseProperties {
          */
         private Duration sessionTimeout = Duration.ofSeconds(30);
 
-        /** How long to wait for the first connection at startup before failing. */
-        private Duration connectionTimeout = Duration.ofSeconds(10);
+        /**
+         * How long to wait for the first connection at startup before failing, and the client's connection timeout.
+         * It may not exceed the session timeout. Unset means 10 s, or the session timeout if that is shorter. A
+         * connection refused by every server fails the startup at once.
+         */
+        private Duration connectionTimeout;
 
         public String getConnectString() {
             return connectString;

@@ -1,9 +1,14 @@
 package dev.lease.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -11,16 +16,22 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.ClassUtils;
 
+import dev.lease.LeaseKind;
 import dev.lease.core.Durations;
+import dev.lease.core.LeaseConfigurationException;
 import dev.lease.redis.RedisLeaseBackend;
 
 /**
  * The Redis backend, on the application's {@link RedisConnectionFactory} ({@code spring.data.redis.*}), for
- * {@code EFFICIENCY} leases. {@code CORRECTNESS} leases routed to it are refused at startup.
+ * {@code EFFICIENCY} leases. {@code CORRECTNESS} leases routed to it are refused at startup, and so is a Redis that
+ * does not answer once leases are routed to it.
  */
 @AutoConfiguration(before = LeaseAutoConfiguration.class, after = DataRedisAutoConfiguration.class)
 @ConditionalOnClass(RedisConnectionFactory.class)
@@ -30,6 +41,9 @@ public class RedisLeaseAutoConfiguration {
 
     private static final Log log = LogFactory.getLog(RedisLeaseAutoConfiguration.class);
 
+    private static final String CONNECTION_DETAILS =
+            "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails";
+
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     RedisLeaseBackend redisLeaseBackend(RedisConnectionFactory redisConnectionFactory, LeaseProperties properties,
@@ -38,6 +52,30 @@ public class RedisLeaseAutoConfiguration {
         checkCommandTimeout(Binder.get(environment).bind("spring.data.redis.timeout", Duration.class).orElse(null),
                 properties);
         return backend;
+    }
+
+    /** A PING when leases are routed to Redis; an application that only caches in Redis is not held up by it. */
+    @Bean
+    RoutedBackendCheck redisLeaseBackendReachable(ListableBeanFactory beans) {
+        return router -> Stream.of(LeaseKind.values()).map(router::routeOf).flatMap(Optional::stream)
+                .filter(RedisLeaseBackend.class::isInstance).map(RedisLeaseBackend.class::cast).distinct()
+                .forEach(backend -> ping(backend, beans));
+    }
+
+    private static void ping(RedisLeaseBackend backend, ListableBeanFactory beans) {
+        try {
+            backend.ping();
+        }
+        catch (RuntimeException ex) {
+            String address = ClassUtils.isPresent(CONNECTION_DETAILS, RedisLeaseAutoConfiguration.class.getClassLoader())
+                    ? ConnectionDetails.address(beans) : null;
+            throw new LeaseConfigurationException("Leases are routed to Redis, but Redis "
+                    + (address != null ? "at " + address + " (spring.data.redis.*)" : "(the RedisConnectionFactory)")
+                    + " does not answer a PING: " + NestedExceptionUtils.getMostSpecificCause(ex).getMessage() + ".",
+                    "check that Redis is running and reachable, and fix spring.data.redis.* (host and port, or url; "
+                            + "password, ssl); or route leases to another backend with lease.backend or "
+                            + "lease.efficiency-backend.");
+        }
     }
 
     /**
@@ -56,6 +94,33 @@ public class RedisLeaseAutoConfiguration {
         else if (timeout.compareTo(renewEvery) >= 0) {
             log.warn("spring.data.redis.timeout " + Durations.format(timeout)
                     + " is not shorter than the lease renewal interval" + advice);
+        }
+    }
+
+    /** Where Spring Boot connects to, from its connection details; a class of its own as spring-boot-data-redis is optional. */
+    private static final class ConnectionDetails {
+
+        static String address(ListableBeanFactory beans) {
+            DataRedisConnectionDetails details = beans.getBeanProvider(DataRedisConnectionDetails.class).getIfUnique();
+            if (details == null) {
+                return null;
+            }
+            if (details.getCluster() != null) {
+                return "cluster " + nodes(details.getCluster().getNodes());
+            }
+            if (details.getSentinel() != null) {
+                return "master '" + details.getSentinel().getMaster() + "' of sentinels "
+                        + nodes(details.getSentinel().getNodes());
+            }
+            if (details.getMasterReplica() != null) {
+                return nodes(details.getMasterReplica().getNodes());
+            }
+            DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
+            return standalone == null ? null : standalone.getHost() + ":" + standalone.getPort();
+        }
+
+        private static String nodes(List<DataRedisConnectionDetails.Node> nodes) {
+            return nodes.stream().map(node -> node.host() + ":" + node.port()).collect(Collectors.joining(","));
         }
     }
 }

@@ -1,6 +1,8 @@
 package dev.lease.autoconfigure;
 
+import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -9,6 +11,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.client.ConnectStringParser;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -27,7 +30,7 @@ import dev.lease.zookeeper.ZooKeeperLeaseBackend;
  * The ZooKeeper backend, available when Curator is on the classpath and either {@code lease.zookeeper.connect-string}
  * is set or the application has a {@link CuratorFramework} bean (which is then reused and left to its owner).
  * Otherwise a client is created from {@code lease.zookeeper.*}, connected before startup goes on, and closed on
- * shutdown.
+ * shutdown. When every server refuses the connection, the startup fails at once, before the client starts.
  */
 @AutoConfiguration(before = LeaseAutoConfiguration.class)
 @ConditionalOnClass(CuratorFramework.class)
@@ -37,12 +40,21 @@ public class ZooKeeperLeaseAutoConfiguration {
 
     private static final Log log = LogFactory.getLog(ZooKeeperLeaseAutoConfiguration.class);
 
+    private static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
+
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(CuratorFramework.class)
     CuratorFramework leaseCuratorFramework(LeaseProperties properties) {
         LeaseProperties.Zookeeper zk = properties.getZookeeper();
         String connectString = zk.getConnectString();
-        Duration connectionTimeout = zk.getConnectionTimeout();
+        Duration connectionTimeout = connectionTimeout(zk);
+        long deadline = System.nanoTime() + connectionTimeout.toNanos();
+        List<String> refused = ConnectProbe.allRefused(servers(connectString), connectionTimeout);
+        if (!refused.isEmpty()) {
+            throw new LeaseConfigurationException("Could not connect to ZooKeeper at '" + connectString
+                    + "': every server refused the connection (" + String.join(", ", refused) + ").",
+                    "start the ensemble, or fix lease.zookeeper.connect-string.");
+        }
         CuratorFramework client = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
                 .sessionTimeoutMs(millis(zk.getSessionTimeout()))
@@ -52,14 +64,16 @@ public class ZooKeeperLeaseAutoConfiguration {
         client.start();
         boolean connected;
         try {
-            connected = client.blockUntilConnected(millis(connectionTimeout), TimeUnit.MILLISECONDS);
+            connected = client.blockUntilConnected(
+                    (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())),
+                    TimeUnit.MILLISECONDS);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             connected = false;
         }
         if (!connected) {
-            client.close();
+            closeInBackground(client);
             throw new LeaseConfigurationException("Could not connect to ZooKeeper at '" + connectString + "' within "
                     + Durations.format(connectionTimeout) + " (lease.zookeeper.connection-timeout).",
                     "check that the ensemble is reachable and fix lease.zookeeper.connect-string, or raise "
@@ -69,6 +83,48 @@ public class ZooKeeperLeaseAutoConfiguration {
                 + Durations.format(Duration.ofMillis(client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs()))
                 + ")");
         return client;
+    }
+
+    /**
+     * The configured connection timeout, or the default capped at the session timeout. Curator warns about a
+     * connection timeout beyond the session timeout: a client would go on waiting for a connection after the session
+     * it is for may have expired.
+     */
+    private static Duration connectionTimeout(LeaseProperties.Zookeeper zk) {
+        Duration session = zk.getSessionTimeout();
+        Duration configured = zk.getConnectionTimeout();
+        if (configured == null) {
+            return DEFAULT_CONNECTION_TIMEOUT.compareTo(session) <= 0 ? DEFAULT_CONNECTION_TIMEOUT : session;
+        }
+        if (configured.compareTo(session) > 0) {
+            throw new LeaseConfigurationException("lease.zookeeper.connection-timeout (" + configured
+                    + ") exceeds lease.zookeeper.session-timeout (" + session + "): the client would go on waiting "
+                    + "for a connection after the session it is for may have expired.",
+                    "set lease.zookeeper.connection-timeout to at most " + session + ", or leave it unset ("
+                            + DEFAULT_CONNECTION_TIMEOUT + ", or the session timeout if that is shorter).");
+        }
+        return configured;
+    }
+
+    private static List<InetSocketAddress> servers(String connectString) {
+        try {
+            return new ConnectStringParser(connectString).getServerAddresses();
+        }
+        catch (IllegalArgumentException ex) {
+            throw new LeaseConfigurationException("lease.zookeeper.connect-string '" + connectString
+                    + "' is not a ZooKeeper connect string: " + ex.getMessage() + ".",
+                    "set it to host:port pairs separated by commas, such as 'zk1:2181,zk2:2181,zk3:2181'.");
+        }
+    }
+
+    /**
+     * A client still trying to connect holds close() until its attempt times out, which can take the whole session
+     * timeout: the failing startup need not wait for that.
+     */
+    private static void closeInBackground(CuratorFramework client) {
+        Thread closer = new Thread(client::close, "lease-zookeeper-close");
+        closer.setDaemon(true);
+        closer.start();
     }
 
     @Bean(destroyMethod = "close")

@@ -149,6 +149,16 @@ public final class RedisLeaseBackend implements LeaseBackend, AutoCloseable {
         return releaseChannel;
     }
 
+    /**
+     * Sends a {@code PING}, within the connection's own timeouts, so that an unreachable server shows at startup
+     * rather than on the first lease.
+     *
+     * @throws DataAccessException when Redis does not answer
+     */
+    public void ping() {
+        redis.execute((RedisCallback<String>) connection -> connection.ping());
+    }
+
     /** Stops the release subscription. */
     @Override
     public void close() {

@@ -2,6 +2,8 @@ package dev.lease.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -85,6 +87,27 @@ class JdbcAutoConfigurationTest {
                     assertThat(context).hasNotFailed();
                     assertThat(tables(db)).contains("LEASE_LOCK", "LEASE_FENCE");
                 });
+    }
+
+    /** Whether or not the starter was asked to create its table, the cause named is the connection, not the table. */
+    @Test
+    void anUnreachableDatabaseFailsTheStartupNamingItsAddress() throws Exception {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = socket.getLocalPort();
+        }
+        String url = "jdbc:h2:tcp://127.0.0.1:" + port + "/mem:unreachable";
+        for (String schema : new String[] {"embedded", "always"}) {
+            runner.withBean(DataSource.class, () -> h2(url)).withPropertyValues("lease.jdbc.initialize-schema=" + schema)
+                    .run(context -> {
+                        assertThat(context).hasFailed();
+                        assertThat(context.getStartupFailure()).rootCause()
+                                .isInstanceOf(LeaseConfigurationException.class)
+                                .hasMessageContaining("cannot connect to its database " + url)
+                                .hasMessageContaining("spring.datasource.")
+                                .hasMessageNotContaining("create the table");
+                    });
+        }
     }
 
     @Test

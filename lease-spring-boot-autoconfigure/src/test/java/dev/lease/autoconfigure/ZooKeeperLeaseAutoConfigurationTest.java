@@ -4,6 +4,7 @@ import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.net.ServerSocket;
@@ -21,9 +22,12 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -33,6 +37,7 @@ import dev.lease.LeaseTemplate;
 import dev.lease.core.LeaseConfigurationException;
 import dev.lease.zookeeper.ZooKeeperLeaseBackend;
 
+@ExtendWith(OutputCaptureExtension.class)
 class ZooKeeperLeaseAutoConfigurationTest {
 
     private static final Log log = LogFactory.getLog(ZooKeeperLeaseAutoConfigurationTest.class);
@@ -106,25 +111,76 @@ class ZooKeeperLeaseAutoConfigurationTest {
                 });
     }
 
+    /**
+     * Nothing listens: the startup fails on the refused connection with the lease message alone, rather than after
+     * the connection timeout (10 s by default here) of client retries, each logged with its stack trace.
+     */
     @Test
-    void anUnreachableEnsembleFailsTheStartupWithinTheConnectionTimeoutNamingTheFix() throws Exception {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = socket.getLocalPort();
-        }
-        String connectString = "127.0.0.1:" + port;
-        long start = System.nanoTime();
-        runner.withPropertyValues("lease.backend=zookeeper", "lease.zookeeper.connect-string=" + connectString,
-                "lease.zookeeper.connection-timeout=500ms").run(context -> {
+    void aClosedPortFailsTheStartupWithTheLeaseMessageBeforeAnyClientNoise(CapturedOutput output) throws Exception {
+        String connectString = "127.0.0.1:" + closedPort();
+        runner.withPropertyValues("lease.backend=zookeeper", "lease.zookeeper.connect-string=" + connectString)
+                .run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure()).rootCause().isInstanceOf(LeaseConfigurationException.class)
-                            .hasMessageContaining(connectString)
-                            .hasMessageContaining("lease.zookeeper.connect-string")
-                            .hasMessageContaining("lease.zookeeper.connection-timeout");
+                            .hasMessageContaining("Could not connect to ZooKeeper at '" + connectString + "'")
+                            .hasMessageContaining("refused")
+                            .hasMessageContaining("lease.zookeeper.connect-string");
                 });
-        long elapsed = System.nanoTime() - start;
-        log.info("Unreachable ZooKeeper: startup failed after " + TimeUnit.NANOSECONDS.toMillis(elapsed) + " ms");
-        assertThat(elapsed).as("startup did not hang").isLessThan(seconds(30).toNanos());
+        assertThat(output.getOut().lines().filter(line -> line.contains("ConnectException")).count())
+                .as("lines of client stack traces").isLessThan(3);
+    }
+
+    /**
+     * A server that accepts connections but never answers, as a stuck or overloaded one: the client waits for the
+     * connection timeout, and the message says so.
+     */
+    @Test
+    void aSilentServerFailsTheStartupWithinTheConnectionTimeoutNamingTheFix() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            String connectString = "127.0.0.1:" + silent.getLocalPort();
+            long start = System.nanoTime();
+            runner.withPropertyValues("lease.backend=zookeeper", "lease.zookeeper.connect-string=" + connectString,
+                    "lease.zookeeper.connection-timeout=500ms").run(context -> {
+                        assertThat(context).hasFailed();
+                        assertThat(context.getStartupFailure()).rootCause()
+                                .isInstanceOf(LeaseConfigurationException.class)
+                                .hasMessageContaining(connectString)
+                                .hasMessageContaining("lease.zookeeper.connect-string")
+                                .hasMessageContaining("lease.zookeeper.connection-timeout");
+                    });
+            long elapsed = System.nanoTime() - start;
+            log.info("Silent ZooKeeper: startup failed after " + TimeUnit.NANOSECONDS.toMillis(elapsed) + " ms");
+            assertThat(elapsed).as("startup did not hang").isLessThan(seconds(30).toNanos());
+        }
+    }
+
+    /** Curator warns when its connection timeout exceeds the session timeout; the defaults must never make it. */
+    @Test
+    void theDefaultConnectionTimeoutNeverExceedsTheSessionTimeout(CapturedOutput output) {
+        runner.withPropertyValues("lease.backend=zookeeper", "lease.zookeeper.connect-string=" + server.getConnectString(),
+                "lease.zookeeper.session-timeout=4s").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(CuratorFramework.class).getZookeeperClient().getConnectionTimeoutMs())
+                            .isEqualTo(4000);
+                });
+        assertThat(output).doesNotContain("is less than connection timeout");
+    }
+
+    @Test
+    void aConnectionTimeoutBeyondTheSessionTimeoutFailsTheStartupNamingBoth() {
+        runner.withPropertyValues("lease.backend=zookeeper", "lease.zookeeper.connect-string=" + server.getConnectString(),
+                "lease.zookeeper.session-timeout=4s", "lease.zookeeper.connection-timeout=10s").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(LeaseConfigurationException.class)
+                            .hasMessageContaining("lease.zookeeper.connection-timeout")
+                            .hasMessageContaining("lease.zookeeper.session-timeout");
+                });
+    }
+
+    private static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
     }
 
     @Test

@@ -48,25 +48,25 @@ import dev.lease.spi.LossListener;
  *   <li>validity never comes back once seen false;</li>
  *   <li>never two valid holders of one name.</li>
  * </ul>
- * Seeded: the seed is in every failure message and {@code -Dlease.engine.seed=N} replays the same choices (thread
- * timing still varies). {@code -Psoak} runs many more schedules; {@code -Dlease.engine.schedules=N} sets the count.
+ * Seeded: the seed is in every failure message and {@code -Dlease-test.engine-seed=N} replays the same choices (thread
+ * timing still varies). {@code -Psoak} runs many more schedules; {@code -Dlease-test.engine-schedules=N} sets the count.
  */
 class LeaseEngineRandomizedTest {
 
-    private static final long SEED = Long.getLong("lease.engine.seed", new Random().nextLong());
-    private static final int SCHEDULES = Integer.getInteger("lease.engine.schedules",
-            Boolean.getBoolean("lease.faults.soak") ? 1000 : 25);
+    private static final long SEED = Long.getLong("lease-test.engine-seed", new Random().nextLong());
+    private static final int SCHEDULES = Integer.getInteger("lease-test.engine-schedules",
+            Boolean.getBoolean("lease-test.soak") ? 1000 : 25);
     private static final String[] NAMES = {"a", "b", "c"};
 
     @Test
     void randomSchedulesKeepEveryPromise() throws Exception {
         System.out.println("LeaseEngineRandomizedTest: seed " + SEED + ", " + SCHEDULES
-                + " schedules (replay with -Dlease.engine.seed=" + SEED + ")");
+                + " schedules (replay with -Dlease-test.engine-seed=" + SEED + ")");
         Random seeds = new Random(SEED);
         for (int i = 0; i < SCHEDULES; i++) {
             Schedule schedule = new Schedule(seeds.nextLong());
             List<String> violations = schedule.run();
-            assertThat(violations).as("schedule %d of seed %d (replay with -Dlease.engine.seed=%d)", i, SEED, SEED)
+            assertThat(violations).as("schedule %d of seed %d (replay with -Dlease-test.engine-seed=%d)", i, SEED, SEED)
                     .isEmpty();
             assertThat(schedule.sections).as("sections entered in schedule %d", i).hasPositiveValue();
         }

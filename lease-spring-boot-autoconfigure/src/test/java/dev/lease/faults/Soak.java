@@ -2,14 +2,14 @@ package dev.lease.faults;
 
 /**
  * Short or long fault runs: {@code ./mvnw verify} runs every scenario briefly; {@code -Psoak} sets
- * {@code lease.faults.soak=true} and scenarios multiply their rounds by {@link #FACTOR}.
+ * {@code lease-test.soak=true} and scenarios multiply their rounds by {@link #FACTOR}.
  */
 final class Soak {
 
-    static final boolean ON = Boolean.getBoolean("lease.faults.soak");
+    static final boolean ON = Boolean.getBoolean("lease-test.soak");
 
     /** How many times more rounds a soak run does. */
-    static final int FACTOR = ON ? Integer.getInteger("lease.faults.soak-factor", 20) : 1;
+    static final int FACTOR = ON ? Integer.getInteger("lease-test.soak-factor", 20) : 1;
 
     private Soak() {
     }

@@ -2,6 +2,10 @@ package dev.lease.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -71,6 +75,27 @@ class RedisLeaseAutoConfigurationTest {
                     assertThat(token).isPositive();
                     assertThat(admin.hasKey("lease:auto-correctness")).as("CORRECTNESS lease in Redis").isFalse();
                 });
+    }
+
+    @Test
+    void anUnreachableRedisFailsTheStartupNamingItsAddressWhenLeasesAreRoutedToIt() throws Exception {
+        int port = closedPort();
+        for (String routing : new String[] {"lease.backend=redis", "lease.efficiency-backend=redis"}) {
+            runner().withPropertyValues("spring.data.redis.port=" + port, routing, "lease.correctness-backend=in-memory")
+                    .run(context -> {
+                        assertThat(context).hasFailed();
+                        assertThat(context.getStartupFailure()).rootCause()
+                                .isInstanceOf(LeaseConfigurationException.class)
+                                .hasMessageContaining("127.0.0.1:" + port).hasMessageContaining("spring.data.redis.");
+                    });
+        }
+    }
+
+    /** Redis for caching next to leases on another backend: whether Redis is up is none of the lease starter's business. */
+    @Test
+    void anUnreachableRedisDoesNotBlockAnApplicationThatRoutesLeasesElsewhere() throws Exception {
+        runner().withPropertyValues("spring.data.redis.port=" + closedPort(), "lease.backend=in-memory")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(RedisLeaseBackend.class));
     }
 
     @Test
@@ -155,6 +180,12 @@ class RedisLeaseAutoConfigurationTest {
                     assertThat(context).hasSingleBean(LeaseBackend.class);
                     assertThat(context.getBean(RedisLeaseBackend.class).key("x")).isEqualTo("custom:x");
                 });
+    }
+
+    private static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
     }
 
     static class Billing {

@@ -58,7 +58,7 @@ public final class BillingDemo {
     }
 
     public static void main(String[] args) throws Exception {
-        long factor = Math.max(1, Long.getLong("lease.test.time-factor", 1));
+        long factor = Math.max(1, Long.getLong("lease-test.time-factor", 1));
         Result result = new BillingDemo(System.out, Path.of("target"), Duration.ofSeconds(60 * factor)).run(args);
         System.exit(result.problems().isEmpty() ? 0 : 1);
     }

@@ -24,7 +24,7 @@ import dev.lease.samples.billing.Invoices.Charge;
  */
 class BillingDemoTest {
 
-    private static final long FACTOR = Math.max(1, Long.getLong("lease.test.time-factor", 1));
+    private static final long FACTOR = Math.max(1, Long.getLong("lease-test.time-factor", 1));
 
     @Test
     void theInterruptStopsALostSessionAndTheFenceStopsAFrozenHolder() throws Exception {

@@ -44,7 +44,7 @@ public final class ReportsDemo {
     }
 
     public static void main(String[] args) throws Exception {
-        long factor = Math.max(1, Long.getLong("lease.test.time-factor", 1));
+        long factor = Math.max(1, Long.getLong("lease-test.time-factor", 1));
         Result result = new ReportsDemo(System.out, 4, Duration.ofSeconds(60 * factor)).run(args);
         System.exit(result.problems().isEmpty() ? 0 : 1);
     }

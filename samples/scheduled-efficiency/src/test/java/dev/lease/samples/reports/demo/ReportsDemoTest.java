@@ -15,7 +15,7 @@ import dev.lease.samples.reports.ReportEvent.Outcome;
  */
 class ReportsDemoTest {
 
-    private static final long FACTOR = Math.max(1, Long.getLong("lease.test.time-factor", 1));
+    private static final long FACTOR = Math.max(1, Long.getLong("lease-test.time-factor", 1));
 
     @Test
     void onlyOneInstanceRunsEachTick() throws Exception {

@@ -1,0 +1,102 @@
+package dev.lease.autoconfigure;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Opens a TCP connection to every address of a list at once, to tell before a client starts whether any server
+ * listens at all. A client would retry a refused connection for its whole connection timeout, logging each attempt
+ * with a stack trace; when every address refuses at once there is nothing to wait for.
+ */
+final class ConnectProbe {
+
+    private ConnectProbe() {
+    }
+
+    /**
+     * @param addresses host and port of each server, resolved here (a host name may have several addresses)
+     * @param timeout how long to wait for an answer
+     * @return why each address failed, when every one of them failed for a reason other than silence; empty when
+     *         some address accepted or did not answer within {@code timeout}, so that only a client can tell
+     */
+    static List<String> allRefused(List<InetSocketAddress> addresses, Duration timeout) {
+        List<String> refused = new ArrayList<>();
+        List<SocketChannel> channels = new ArrayList<>();
+        try (Selector selector = Selector.open()) {
+            int pending = 0;
+            for (InetSocketAddress server : addresses) {
+                InetAddress[] resolved;
+                try {
+                    resolved = InetAddress.getAllByName(server.getHostString());
+                }
+                catch (UnknownHostException ex) {
+                    refused.add(server.getHostString() + ":" + server.getPort() + " (unknown host)");
+                    continue;
+                }
+                for (InetAddress address : resolved) {
+                    InetSocketAddress target = new InetSocketAddress(address, server.getPort());
+                    SocketChannel channel = SocketChannel.open();
+                    channels.add(channel);
+                    channel.configureBlocking(false);
+                    try {
+                        if (channel.connect(target)) {
+                            return List.of();
+                        }
+                        channel.register(selector, SelectionKey.OP_CONNECT, target);
+                        pending++;
+                    }
+                    catch (IOException ex) {
+                        refused.add(describe(target, ex));
+                    }
+                }
+            }
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (pending > 0) {
+                long remainingMillis = (deadline - System.nanoTime()) / 1_000_000;
+                if (remainingMillis <= 0) {
+                    return List.of();
+                }
+                selector.select(remainingMillis);
+                for (SelectionKey key : selector.selectedKeys()) {
+                    key.cancel();
+                    pending--;
+                    try {
+                        ((SocketChannel) key.channel()).finishConnect();
+                        return List.of();
+                    }
+                    catch (IOException ex) {
+                        refused.add(describe((InetSocketAddress) key.attachment(), ex));
+                    }
+                }
+                selector.selectedKeys().clear();
+            }
+            return refused;
+        }
+        catch (IOException ex) {
+            // The probe itself could not run: leave the judgement to the client.
+            return List.of();
+        }
+        finally {
+            for (SocketChannel channel : channels) {
+                try {
+                    channel.close();
+                }
+                catch (IOException ex) {
+                    // Nothing was sent on it; nothing to clean up.
+                }
+            }
+        }
+    }
+
+    private static String describe(InetSocketAddress target, IOException ex) {
+        return target.getHostString() + ":" + target.getPort() + " (" + ex.getMessage() + ")";
+    }
+}

@@ -1,0 +1,136 @@
+package dev.lease.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+
+import dev.lease.core.LeaseConfigurationException;
+
+/** A misspelt {@code lease.*} key fails the startup, naming itself and the known key it was probably meant to be. */
+@ExtendWith(OutputCaptureExtension.class)
+class UnknownLeasePropertiesTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(ZooKeeperLeaseAutoConfiguration.class,
+                    InMemoryLeaseAutoConfiguration.class, LeaseAutoConfiguration.class));
+
+    @Test
+    void aMisspeltTopLevelKeyFailsNamingTheClosestKnownKey() {
+        runner.withPropertyValues("lease.backend=in-memory", "lease.default-tll=10s").run(context -> {
+            LeaseConfigurationException failure = leaseFailure(context);
+            assertThat(failure.description()).contains("'lease.default-tll'").contains("'lease.default-ttl'");
+            assertThat(failure.action()).contains("lease.default-ttl").contains("lease.ignore-unknown-properties");
+        });
+    }
+
+    /** Without the check the backend is then picked implicitly, or none is found. */
+    @Test
+    void aMisspeltBackendKeyIsReportedRatherThanTheBackendChoice() {
+        runner.withPropertyValues("lease.backedn=in-memory").run(context -> assertThat(leaseFailure(context)
+                .description()).contains("'lease.backedn'").contains("'lease.backend'")
+                .doesNotContain("No lease backend is available"));
+    }
+
+    /** Today's symptom: "add curator-framework", although Curator is on the classpath. */
+    @Test
+    void aMisspeltNestedKeyIsReportedRatherThanAMissingClient() {
+        runner.withPropertyValues("lease.backend=zookeeper", "lease.zookeeper.conect-string=127.0.0.1:2181")
+                .run(context -> {
+                    LeaseConfigurationException failure = leaseFailure(context);
+                    assertThat(failure.description()).contains("'lease.zookeeper.conect-string'")
+                            .contains("'lease.zookeeper.connect-string'").doesNotContain("curator-framework");
+                });
+    }
+
+    @Test
+    void everyUnknownKeyIsListedWithWhereItComesFrom() {
+        runner.withPropertyValues("lease.backend=in-memory", "lease.redis.key-prefx=x:", "lease.jdbc.tabel=t")
+                .run(context -> assertThat(leaseFailure(context).description())
+                        .contains("'lease.redis.key-prefx'", "'lease.redis.key-prefix'")
+                        .contains("'lease.jdbc.tabel'", "'lease.jdbc.table'")
+                        .contains("property source \"test\""));
+    }
+
+    @Test
+    void relaxedFormsOfKnownKeysAreKnown() {
+        runner.withPropertyValues("lease.backend=in-memory", "lease.defaultTtl=20s", "lease.renew_every=5s",
+                        "lease.Redis.KEY-PREFIX=x:", "lease.redis.keyprefix=y:")
+                .withInitializer(context -> environmentVariables(context.getEnvironment(),
+                        Map.of("LEASE_FENCE_INITIALIZESCHEMA", "never", "LEASE_ZOOKEEPER_SESSION_TIMEOUT", "20s",
+                                "LEASE_ZOOKEEPER_ROOT", "/x")))
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void aMisspeltEnvironmentVariableIsNamedAsSuchWithItsCorrectSpelling() {
+        runner.withPropertyValues("lease.backend=in-memory")
+                .withInitializer(context -> environmentVariables(context.getEnvironment(),
+                        Map.of("LEASE_ZOOKEEPER_CONECTSTRING", "127.0.0.1:2181")))
+                .run(context -> {
+                    LeaseConfigurationException failure = leaseFailure(context);
+                    assertThat(failure.description()).contains("LEASE_ZOOKEEPER_CONECTSTRING")
+                            .contains("'lease.zookeeper.connect-string'");
+                    assertThat(failure.action()).contains("LEASE_ZOOKEEPER_CONNECTSTRING");
+                });
+    }
+
+    @Test
+    void theEscapeHatchOnlyLogsUnknownKeys(CapturedOutput output) {
+        runner.withPropertyValues("lease.backend=in-memory", "lease.default-tll=10s",
+                "lease.ignore-unknown-properties=true").run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("'lease.default-tll'").contains("'lease.default-ttl'");
+    }
+
+    @Test
+    void aRealApplicationPrintsTheKeyAndTheFixInItsFailureReport(CapturedOutput output) {
+        SpringApplication application = new SpringApplication(LeaseApplication.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        try {
+            application.run("--lease.backend=in-memory", "--lease.zookeper.connect-string=127.0.0.1:2181").close();
+        }
+        catch (RuntimeException expected) {
+            // The failure report below is what the user sees.
+        }
+        assertThat(output).contains("APPLICATION FAILED TO START")
+                .contains("'lease.zookeper.connect-string'").contains("'lease.zookeeper.connect-string'")
+                .contains("Fix: ");
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @Import({InMemoryLeaseAutoConfiguration.class, LeaseAutoConfiguration.class})
+    static class LeaseApplication {
+    }
+
+    private static void environmentVariables(org.springframework.core.env.ConfigurableEnvironment environment,
+            Map<String, String> variables) {
+        Map<String, Object> all = new HashMap<>(environment.getSystemEnvironment());
+        all.putAll(variables);
+        environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, all));
+    }
+
+    private static LeaseConfigurationException leaseFailure(AssertableApplicationContext context) {
+        assertThat(context).hasFailed();
+        Throwable failure = context.getStartupFailure();
+        while (!(failure instanceof LeaseConfigurationException) && failure.getCause() != null) {
+            failure = failure.getCause();
+        }
+        assertThat(failure).isInstanceOf(LeaseConfigurationException.class);
+        return (LeaseConfigurationException) failure;
+    }
+}
