@@ -93,6 +93,12 @@ public final class FencedTable {
                     + " to update under lease '" + token.lease() + "' (token " + token.value() + ")", 1);
         }
         Long current = fences.get(0);
+        // Matched but changed nothing (the same values under the same token): drivers counting changed rows rather
+        // than matched ones (MySQL's useAffectedRows=true) report 0 rows. A fence only rises, so a row at exactly
+        // this token now was matched by the UPDATE.
+        if (current != null && current == token.value()) {
+            return;
+        }
         throw new StaleTokenException(resource(key), token, current == null ? 0 : current,
                 StaleTokenException.resetStatement(table, fenceColumn, keyColumn, key));
     }

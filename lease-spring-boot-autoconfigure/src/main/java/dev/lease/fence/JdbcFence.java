@@ -101,6 +101,12 @@ public final class JdbcFence implements GrantFence {
             throw new ConcurrencyFailureException("The fence row of resource '" + resource + "' was created by a "
                     + "concurrent transaction this transaction cannot see (repeatable read); retry the transaction");
         }
+        // An UPDATE to the value the fence already has changes nothing, and drivers counting changed rows rather than
+        // matched ones (MySQL's useAffectedRows=true) report 0 for it: only the fence, read under the row lock, says
+        // whether the token was refused.
+        if (current.getAsLong() == value) {
+            return;
+        }
         throw new StaleTokenException(resource, token, current.getAsLong());
     }
 

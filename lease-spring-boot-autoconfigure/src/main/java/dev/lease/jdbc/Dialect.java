@@ -13,9 +13,11 @@ enum Dialect {
             "INSERT INTO %1$s (name, owner, token, expires_at) VALUES (?, NULL, 0, CURRENT_TIMESTAMP)"
                     + " ON CONFLICT (name) DO NOTHING", false),
 
-    MYSQL("mysql", "CURRENT_TIMESTAMP(6)",
-            "TIMESTAMPADD(MICROSECOND, ? * 1000, CURRENT_TIMESTAMP(6))",
-            "INSERT IGNORE INTO %1$s (name, owner, token, expires_at) VALUES (?, NULL, 0, CURRENT_TIMESTAMP(6))", false),
+    // UTC into a DATETIME column: CURRENT_TIMESTAMP is session-local time, which a daylight saving change skips or
+    // repeats, so a lease computed from it can be stored an hour off or fail to be stored at all.
+    MYSQL("mysql", "UTC_TIMESTAMP(6)",
+            "TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6))",
+            "INSERT IGNORE INTO %1$s (name, owner, token, expires_at) VALUES (?, NULL, 0, UTC_TIMESTAMP(6))", false),
 
     H2("h2", "CURRENT_TIMESTAMP",
             "DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP)",

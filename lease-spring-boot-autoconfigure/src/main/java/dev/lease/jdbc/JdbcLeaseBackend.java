@@ -11,7 +11,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.dao.InvalidDataAccessResourceUsageException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.ResultSetExtractor;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
@@ -30,8 +32,8 @@ import dev.lease.spi.LeaseBackend;
  * <p>One row per lease name, {@code (name, owner, token, expires_at)}, never deleted. A grant is one conditional
  * {@code UPDATE} that takes a free or expired row, increments {@code token} (the fencing token) and sets
  * {@code expires_at} from the database clock; renew and release only touch a row that still carries the grant's
- * owner and token. Expiry is decided by the database's {@code CURRENT_TIMESTAMP} alone: this class reads no JVM
- * clock and sends no time to the database, only ttls in milliseconds.
+ * owner and token. Expiry is decided by the database's clock alone ({@code CURRENT_TIMESTAMP}, on MySQL and MariaDB
+ * {@code UTC_TIMESTAMP}): this class reads no JVM clock and sends no time to the database, only ttls in milliseconds.
  *
  * <p>Every statement runs in a short transaction of its own ({@code PROPAGATION_REQUIRES_NEW} over a transaction
  * manager private to this backend), so lease bookkeeping never joins, and is never rolled back with, a business
@@ -122,9 +124,13 @@ public final class JdbcLeaseBackend implements LeaseBackend {
     public boolean renew(Grant grant) {
         JdbcGrant g = (JdbcGrant) grant;
         Statements sql = statements();
-        Integer updated = inOwnTransaction(g.ttlMillis(),
-                status -> jdbc.update(sql.renew, g.ttlMillis(), g.name(), g.owner(), g.value()));
-        return updated != null && updated == 1;
+        Boolean renewed = inOwnTransaction(g.ttlMillis(),
+                status -> jdbc.update(sql.renew, g.ttlMillis(), g.name(), g.owner(), g.value()) == 1
+                        // 0 rows is not yet a loss: a renewal that sets the same expires_at (within the same
+                        // microsecond) changes nothing, and drivers counting changed rows rather than matched ones
+                        // (MySQL's useAffectedRows=true) report 0 for it.
+                        || jdbc.queryForObject(sql.held, Integer.class, g.name(), g.owner(), g.value()) == 1);
+        return Boolean.TRUE.equals(renewed);
     }
 
     @Override
@@ -164,12 +170,21 @@ public final class JdbcLeaseBackend implements LeaseBackend {
 
     /**
      * Checks that the lease table exists and can be read, so that a missing migration or an unreachable database
-     * shows at startup rather than on the first lease.
+     * shows at startup rather than on the first lease; on MySQL and MariaDB also that {@code expires_at} is not a
+     * {@code TIMESTAMP} (the type shipped before, which daylight saving changes get wrong).
      *
      * @throws org.springframework.dao.DataAccessException when it cannot
      */
     public void verifySchema() {
-        jdbc.queryForList("SELECT name, owner, token, expires_at FROM " + table + " WHERE 1 = 0");
+        String expiresAtType = jdbc.query("SELECT name, owner, token, expires_at FROM " + table + " WHERE 1 = 0",
+                (ResultSetExtractor<String>) rows -> rows.getMetaData().getColumnTypeName(4));
+        if (statements().dialect == Dialect.MYSQL && "TIMESTAMP".equalsIgnoreCase(expiresAtType)) {
+            throw new InvalidDataAccessResourceUsageException(table + ".expires_at is a TIMESTAMP, which MySQL and "
+                    + "MariaDB convert through the session time zone, so around a daylight saving change a lease would "
+                    + "be stored an hour off; the lease SQL writes UTC into a DATETIME(6). Convert it while no lease is "
+                    + "held, on a UTC session: SET time_zone = '+00:00'; ALTER TABLE " + table
+                    + " MODIFY expires_at DATETIME(6) NOT NULL");
+        }
     }
 
     /**
@@ -234,6 +249,7 @@ public final class JdbcLeaseBackend implements LeaseBackend {
         final String grant;
         final String readToken;
         final String renew;
+        final String held;
         final String release;
         final String abandon;
         final String insertIfAbsent;
@@ -244,6 +260,8 @@ public final class JdbcLeaseBackend implements LeaseBackend {
                     + " WHERE name = ? AND (owner IS NULL OR expires_at <= " + dialect.now + ")";
             this.readToken = "SELECT token FROM " + table + " WHERE name = ? AND owner = ?";
             this.renew = "UPDATE " + table + " SET expires_at = " + dialect.nowPlusMillis
+                    + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > " + dialect.now;
+            this.held = "SELECT COUNT(*) FROM " + table
                     + " WHERE name = ? AND owner = ? AND token = ? AND expires_at > " + dialect.now;
             this.release = "UPDATE " + table + " SET owner = NULL, expires_at = " + dialect.now
                     + " WHERE name = ? AND owner = ? AND token = ?";

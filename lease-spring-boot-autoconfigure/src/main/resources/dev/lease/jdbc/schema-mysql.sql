@@ -1,9 +1,11 @@
 -- One row per lease name, never deleted: the token column is the fencing counter. MySQL and MariaDB.
--- TIMESTAMP (not DATETIME) is stored in UTC, so sessions with different time zones agree; the explicit DEFAULT
--- keeps MySQL from adding ON UPDATE CURRENT_TIMESTAMP to it.
+-- expires_at is a DATETIME in UTC, written and compared with UTC_TIMESTAMP(6) only: a TIMESTAMP column converts
+-- through the session time zone, and around a daylight saving change a local time is skipped (the write fails) or
+-- repeated (the lease is stored an hour off). Names compare byte for byte (utf8mb4_bin), as on PostgreSQL and
+-- ZooKeeper: a case-insensitive default collation would make 'CaseJob' and 'casejob' one lease.
 CREATE TABLE IF NOT EXISTS ${table} (
-    name       VARCHAR(255) NOT NULL PRIMARY KEY,
-    owner      VARCHAR(64)  NULL,
+    name       VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY,
+    owner      VARCHAR(64)  CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,
     token      BIGINT       NOT NULL,
-    expires_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
+    expires_at DATETIME(6)  NOT NULL
 ) ENGINE = InnoDB;

@@ -107,6 +107,46 @@ abstract class JdbcFenceTest {
         assertThat(fence.current(resource)).hasValue(6);
     }
 
+    /**
+     * A write that changes no value still passes with an equal token: drivers that count changed rows rather than
+     * matched ones (MariaDB's useAffectedRows=true) report 0 rows for it.
+     */
+    @Test
+    void anEqualTokenPassesEvenWhenTheWriteChangesNothing() {
+        inTransaction(() -> fence.advance(resource, token(5)));
+        inTransaction(() -> fence.advance(resource, token(5)));
+        fence.advanceAtGrant(resource, token(5));
+        assertThat(fence.current(resource)).hasValue(5);
+        assertThatThrownBy(() -> inTransaction(() -> fence.advance(resource, token(4))))
+                .isInstanceOf(StaleTokenException.class);
+    }
+
+    /** Like {@link #anEqualTokenPassesEvenWhenTheWriteChangesNothing} for a table with its own fence column. */
+    @Test
+    void aFencedTableAcceptsAnEqualTokenEvenWhenTheWriteChangesNothing() {
+        long id = System.nanoTime();
+        jdbc.update("INSERT INTO account (id, balance, fence) VALUES (?, 0, NULL)", id);
+        FencedTable accounts = fence.table("account", "id");
+        inTransaction(() -> accounts.update(id, token(5), Map.of("balance", 10)));
+        inTransaction(() -> accounts.update(id, token(5), Map.of("balance", 10)));
+        accounts.update(id, token(5), Map.of("balance", 10));
+        accounts.advanceAtGrant(id, token(5));
+        assertThat(jdbc.queryForObject("SELECT fence FROM account WHERE id = ?", Long.class, id)).isEqualTo(5);
+        assertThatThrownBy(() -> inTransaction(() -> accounts.update(id, token(4), Map.of("balance", 10))))
+                .isInstanceOf(StaleTokenException.class);
+    }
+
+    /** As on PostgreSQL and H2: a case-insensitive collation (MySQL's default) would make them share one fence. */
+    @Test
+    void resourcesThatDifferOnlyInCaseHaveFencesOfTheirOwn() {
+        String upper = resource + "-Invoice";
+        String lower = resource + "-invoice";
+        inTransaction(() -> fence.advance(upper, token(7)));
+        inTransaction(() -> fence.advance(lower, token(2)));
+        assertThat(fence.current(upper)).hasValue(7);
+        assertThat(fence.current(lower)).hasValue(2);
+    }
+
     /** The suggested reset is valid SQL that resets exactly this resource, even with a quote in its name. */
     @Test
     void aFenceFarAheadOfTheTokenSuggestsACounterResetThatRuns() {

@@ -201,6 +201,23 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest {
         secondBackend().release(holder);
     }
 
+    /** As on ZooKeeper: a case-insensitive collation (MySQL's default) would make them one row and one counter. */
+    @Test
+    void namesThatDifferOnlyInCaseAreTwoLeasesWithTokensOfTheirOwn() throws Exception {
+        String upper = uniqueName() + "-CaseJob";
+        String lower = uniqueName() + "-casejob";
+        Grant firstOfUpper = grant(backend(), upper, seconds(30)).orElseThrow();
+        backend().release(firstOfUpper);
+        Grant upperHeld = grant(backend(), upper, seconds(30)).orElseThrow();
+
+        Grant lowerHeld = grant(secondBackend(), lower, seconds(30))
+                .orElseThrow(() -> new AssertionError("'" + lower + "' is busy while '" + upper + "' is held"));
+        assertThat(lowerHeld.token()).as("first token of '%s'", lower).isEqualTo(firstOfUpper.token());
+        assertThat(upperHeld.token().getAsLong()).isGreaterThan(firstOfUpper.token().getAsLong());
+        backend().release(upperHeld);
+        secondBackend().release(lowerHeld);
+    }
+
     @Test
     void refusesTableNamesThatAreNotPlainIdentifiers() {
         for (String bad : List.of("lease_lock; DROP TABLE users", "\"lease\"", "a.b.c", "1lease", "lease lock", "",
