@@ -19,7 +19,12 @@ import java.util.Objects;
  */
 public record FencingToken(String lease, long value) implements Comparable<FencingToken> {
 
-    /** Checks that the token names its lease. */
+    /**
+     * Checks that the token names its lease.
+     *
+     * @param lease the lease name the token was issued for
+     * @param value the token; higher means a later grant of the same name
+     */
     public FencingToken {
         Objects.requireNonNull(lease, "lease");
     }
@@ -27,6 +32,8 @@ public record FencingToken(String lease, long value) implements Comparable<Fenci
     /**
      * Orders two tokens of the same lease.
      *
+     * @param other a token of the same lease
+     * @return negative, zero or positive as this token is older than, equal to or newer than {@code other}
      * @throws IllegalArgumentException when the tokens belong to different leases: their values say nothing
      *         about each other
      */
@@ -39,7 +46,13 @@ public record FencingToken(String lease, long value) implements Comparable<Fenci
         return Long.compare(value, other.value);
     }
 
-    /** Whether this token was issued after {@code other} for the same lease. */
+    /**
+     * Whether this token was issued after {@code other} for the same lease.
+     *
+     * @param other a token of the same lease
+     * @return true when this token is strictly greater
+     * @throws IllegalArgumentException when the tokens belong to different leases
+     */
     public boolean isNewerThan(FencingToken other) {
         return compareTo(other) > 0;
     }

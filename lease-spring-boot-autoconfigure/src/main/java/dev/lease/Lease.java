@@ -16,29 +16,48 @@ import java.time.Duration;
  */
 public interface Lease extends AutoCloseable {
 
-    /** The lease name, after any SpEL template was evaluated. */
+    /**
+     * The lease name, after any SpEL template was evaluated.
+     *
+     * @return the lease name
+     */
     String name();
 
-    /** The kind this lease was acquired as. */
+    /**
+     * The kind this lease was acquired as.
+     *
+     * @return the lease kind
+     */
     LeaseKind kind();
 
     /**
      * The fencing token of this grant.
      *
+     * @return the token, strictly greater than that of every earlier grant of the same name
      * @throws IllegalStateException if the backend issues no tokens (Redis): such a lease can only be used for
      *         {@link LeaseKind#EFFICIENCY}
      */
     FencingToken token();
 
-    /** Whether the backend issues fencing tokens for this lease, i.e. whether {@link #token()} can be called. */
+    /**
+     * Whether the backend issues fencing tokens for this lease, i.e. whether {@link #token()} can be called.
+     *
+     * @return true when {@link #token()} returns a token
+     */
     boolean hasToken();
 
-    /** False once the lease was lost, expired locally or released; never becomes true again. */
+    /**
+     * False once the lease was lost, expired locally or released; never becomes true again.
+     *
+     * @return whether the lease is still held, as far as this process can tell
+     */
     boolean isValid();
 
     /**
      * How long the lease stays valid if no renewal succeeds, measured on the monotonic clock from before the last
-     * successful acquire or renew request was sent. {@link Duration#ZERO} when invalid.
+     * successful acquire or renew request was sent.
+     *
+     * @return the time left, {@link Duration#ZERO} when invalid
      */
     Duration remaining();
 

@@ -22,6 +22,7 @@ public final class LeaseContext {
     /**
      * The innermost lease held by this thread.
      *
+     * @return the lease of the innermost leased section this thread is in
      * @throws IllegalStateException when the thread is not inside a leased section
      */
     public static Lease current() {
@@ -30,7 +31,12 @@ public final class LeaseContext {
                         + "': LeaseContext only works inside a @Leased method or LeaseTemplate.execute(...)"));
     }
 
-    /** The lease with this name held by this thread, if any (innermost first). */
+    /**
+     * The lease with this name held by this thread, if any (innermost first).
+     *
+     * @param name the lease name, as evaluated (not the {@code #{...}} template)
+     * @return the lease, or empty when this thread holds none of that name
+     */
     public static Optional<Lease> find(String name) {
         return ThreadLeases.find(name);
     }
@@ -38,6 +44,7 @@ public final class LeaseContext {
     /**
      * The fencing token of the innermost lease: {@code current().token()}.
      *
+     * @return the token to send with a write to the fenced resource
      * @throws IllegalStateException outside a leased section, or when the lease's backend issues no tokens
      */
     public static FencingToken token() {

@@ -11,10 +11,13 @@ import java.util.Optional;
  */
 public class LeaseLostException extends RuntimeException {
 
+    /** The name of the lost lease. */
     private final String lease;
     private final transient FencingToken token;
 
     /**
+     * A lost lease, with a message that names it, its token and the reason.
+     *
      * @param lease the lease name
      * @param token the token of the lost grant, or {@code null} when the backend issues none
      * @param reason why the lease was lost
@@ -27,12 +30,20 @@ public class LeaseLostException extends RuntimeException {
         this.token = token;
     }
 
-    /** The name of the lost lease. */
+    /**
+     * The name of the lost lease.
+     *
+     * @return the lease name
+     */
     public String lease() {
         return lease;
     }
 
-    /** The token of the lost grant, empty when the backend issues no tokens. */
+    /**
+     * The token of the lost grant.
+     *
+     * @return the token, empty when the backend issues no tokens
+     */
     public Optional<FencingToken> token() {
         return Optional.ofNullable(token);
     }

@@ -38,22 +38,46 @@ public final class LeaseSpec {
         this.fence = fence;
     }
 
-    /** A lease on {@code name} of the given kind, with default ttl and renewal, that does not wait when busy. */
+    /**
+     * A lease on {@code name} of the given kind, with default ttl and renewal, that does not wait when busy.
+     *
+     * @param name the lease name; checked when the lease is acquired, by the rules of {@link Leased#name()}
+     * @param kind what the lease protects
+     * @return the spec
+     */
     public static LeaseSpec of(String name, LeaseKind kind) {
         return new LeaseSpec(name, kind, null, null, Duration.ZERO, null);
     }
 
-    /** A copy with this time to live. */
+    /**
+     * A copy with this time to live.
+     *
+     * @param ttl the time to live, positive
+     * @return the copy
+     * @throws IllegalArgumentException when {@code ttl} is zero or negative
+     */
     public LeaseSpec withTtl(Duration ttl) {
         return new LeaseSpec(name, kind, Objects.requireNonNull(ttl, "ttl"), renewEvery, waitFor, fence);
     }
 
-    /** A copy renewed at this interval, which must be less than half the ttl. */
+    /**
+     * A copy renewed at this interval, which must be less than half the ttl (checked when the lease is acquired).
+     *
+     * @param renewEvery the renewal interval, positive
+     * @return the copy
+     * @throws IllegalArgumentException when {@code renewEvery} is zero or negative
+     */
     public LeaseSpec withRenewEvery(Duration renewEvery) {
         return new LeaseSpec(name, kind, ttl, Objects.requireNonNull(renewEvery, "renewEvery"), waitFor, fence);
     }
 
-    /** A copy that waits up to {@code waitFor} for a busy lease. */
+    /**
+     * A copy that waits up to {@code waitFor} for a busy lease.
+     *
+     * @param waitFor how long to wait; zero means do not wait
+     * @return the copy
+     * @throws IllegalArgumentException when {@code waitFor} is negative
+     */
     public LeaseSpec withWaitFor(Duration waitFor) {
         return new LeaseSpec(name, kind, ttl, renewEvery, waitFor, fence);
     }
@@ -62,38 +86,64 @@ public final class LeaseSpec {
      * A copy that advances the fence of {@code resource} to the new token right after the grant, in a transaction of
      * its own committed before the work runs (see {@link Leased#fence()}). For {@code CORRECTNESS} leases only.
      *
+     * @param resource the fenced resource, such as {@code "invoice-42"}
+     * @return the copy
      * @throws IllegalArgumentException when the resource is blank or the lease is not {@code CORRECTNESS}
      */
     public LeaseSpec withFence(String resource) {
         return new LeaseSpec(name, kind, ttl, renewEvery, waitFor, Objects.requireNonNull(resource, "resource"));
     }
 
-    /** The lease name. */
+    /**
+     * The lease name.
+     *
+     * @return the lease name
+     */
     public String name() {
         return name;
     }
 
-    /** The lease kind. */
+    /**
+     * The lease kind.
+     *
+     * @return the lease kind
+     */
     public LeaseKind kind() {
         return kind;
     }
 
-    /** The time to live, if set here rather than by {@code lease.default-ttl}. */
+    /**
+     * The time to live, if set here rather than by {@code lease.default-ttl}.
+     *
+     * @return the ttl, or empty for the default
+     */
     public Optional<Duration> ttl() {
         return Optional.ofNullable(ttl);
     }
 
-    /** The renewal interval, if set here rather than by {@code lease.renew-every} or ttl/3. */
+    /**
+     * The renewal interval, if set here rather than by {@code lease.renew-every} or ttl/3.
+     *
+     * @return the renewal interval, or empty for the default
+     */
     public Optional<Duration> renewEvery() {
         return Optional.ofNullable(renewEvery);
     }
 
-    /** How long to wait for a busy lease; zero means do not wait. */
+    /**
+     * How long to wait for a busy lease.
+     *
+     * @return the wait; zero means do not wait
+     */
     public Duration waitFor() {
         return waitFor;
     }
 
-    /** The resource whose fence is advanced at grant, if any. */
+    /**
+     * The resource whose fence is advanced at grant, if any.
+     *
+     * @return the resource, or empty for no fence at grant
+     */
     public Optional<String> fence() {
         return Optional.ofNullable(fence);
     }

@@ -16,17 +16,30 @@ public interface LeaseTemplate {
      * background until then, but no thread is interrupted when it is lost: check {@link Lease#isValid()} or
      * {@link Lease#checkValid()} before each step, or prefer {@link #execute}.
      *
+     * @param spec the lease to acquire
+     * @return the held lease, to close with try-with-resources
      * @throws LeaseUnavailableException when still held by someone else after the wait
      */
     Lease acquire(LeaseSpec spec);
 
-    /** Like {@link #acquire(LeaseSpec)}, but returns empty instead of throwing when the lease is busy. */
+    /**
+     * Like {@link #acquire(LeaseSpec)}, but returns empty instead of throwing when the lease is busy.
+     *
+     * @param spec the lease to acquire
+     * @return the held lease, or empty when it is still held by someone else after {@link LeaseSpec#waitFor()}
+     * @throws LeaseUnavailableException when the backend failed until the wait was over, or the application is
+     *         shutting down
+     */
     Optional<Lease> tryAcquire(LeaseSpec spec);
 
     /**
      * Runs {@code work} while holding the lease, exactly like a {@link Leased} method: the lease is bound to the
      * thread, renewed, the thread is interrupted the moment it is lost, and it is released at the end.
      *
+     * @param <T> the result type
+     * @param spec the lease to hold
+     * @param work what to run while holding it
+     * @return what {@code work} returned
      * @throws LeaseUnavailableException when still held by someone else after {@link LeaseSpec#waitFor()}
      * @throws LeaseLostException when the lease was lost before {@code work} finished, whatever it returned
      */

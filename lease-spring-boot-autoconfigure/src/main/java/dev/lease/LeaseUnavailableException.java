@@ -10,10 +10,15 @@ import dev.lease.core.Durations;
  */
 public class LeaseUnavailableException extends RuntimeException {
 
+    /** The name of the lease that could not be had. */
     private final String lease;
+
+    /** How long the caller waited, zero when it did not. */
     private final Duration waited;
 
     /**
+     * A lease still held by someone else after the wait.
+     *
      * @param lease the lease name
      * @param waited how long the caller waited
      * @param backend the backend that was asked
@@ -23,6 +28,8 @@ public class LeaseUnavailableException extends RuntimeException {
     }
 
     /**
+     * A lease that is busy, or that the backend could not grant because it failed.
+     *
      * @param lease the lease name
      * @param waited how long the caller was willing to wait
      * @param backend the backend that was asked
@@ -51,12 +58,20 @@ public class LeaseUnavailableException extends RuntimeException {
         this.waited = Duration.ZERO;
     }
 
-    /** The name of the busy lease. */
+    /**
+     * The name of the lease that could not be had.
+     *
+     * @return the lease name
+     */
     public String lease() {
         return lease;
     }
 
-    /** How long the caller waited before giving up. */
+    /**
+     * How long the caller waited before giving up.
+     *
+     * @return the wait, {@link Duration#ZERO} when it did not wait or no grant was requested
+     */
     public Duration waited() {
         return waited;
     }

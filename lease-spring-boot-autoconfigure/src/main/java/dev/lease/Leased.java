@@ -37,26 +37,47 @@ public @interface Leased {
     /**
      * The lease name: a literal such as {@code "nightly-report"}, or a template whose {@code #{...}} parts are SpEL
      * over the method arguments: {@code "invoice-#{#invoiceId}"}, {@code "#{#p0}"}, {@code "#{#root.args[0]}"}.
-     * Names may not be blank, contain {@code /}, {@code \} or control characters, be {@code .} or {@code ..}, or
-     * exceed 200 characters.
+     * Names may not be blank, start or end with white space, contain {@code /}, {@code \} or control characters, be
+     * {@code .} or {@code ..}, or exceed 200 characters.
+     *
+     * @return the lease name or name template
      */
     String name();
 
-    /** Whether the lease protects data ({@code CORRECTNESS}) or only saves work ({@code EFFICIENCY}); no default on purpose. */
+    /**
+     * Whether the lease protects data ({@code CORRECTNESS}) or only saves work ({@code EFFICIENCY}); no default on
+     * purpose.
+     *
+     * @return the lease kind
+     */
     LeaseKind kind();
 
-    /** Time to live: {@code "30s"}, {@code "PT30S"} or a {@code "${...}"} placeholder; empty means {@code lease.default-ttl}. */
+    /**
+     * Time to live: {@code "30s"}, {@code "PT30S"} or a {@code "${...}"} placeholder.
+     *
+     * @return the ttl; empty means {@code lease.default-ttl}
+     */
     String ttl() default "";
 
     /**
-     * How often to renew; must be less than half the ttl. Empty means {@code lease.renew-every} if set, else ttl/3.
+     * How often to renew; must be less than half the ttl. Same formats as {@link #ttl()}.
+     *
+     * @return the renewal interval; empty means {@code lease.renew-every} if set, else ttl/3
      */
     String renewEvery() default "";
 
-    /** How long to wait for a busy lease before giving up; empty means do not wait. */
+    /**
+     * How long to wait for a busy lease before giving up. Same formats as {@link #ttl()}.
+     *
+     * @return the wait; empty means do not wait
+     */
     String waitFor() default "";
 
-    /** What to do when the lease is still busy after {@link #waitFor()}. */
+    /**
+     * What to do when the lease is still busy after {@link #waitFor()}.
+     *
+     * @return {@link WhenBusy#THROW} (the default) or {@link WhenBusy#SKIP}
+     */
     WhenBusy whenBusy() default WhenBusy.THROW;
 
     /**
@@ -67,7 +88,9 @@ public @interface Leased {
      * its lease could still write. If the fence already accepted a newer token, the lease was superseded before the
      * method started: the method does not run and the caller gets {@link LeaseLostException} caused by the fence's
      * {@code StaleTokenException}. Costs one more transaction per grant. {@code CORRECTNESS} only, and it needs a
-     * {@code JdbcFence} bean; both are checked at startup. Empty means no fence at grant.
+     * {@code JdbcFence} bean; both are checked at startup.
+     *
+     * @return the fenced resource or resource template; empty means no fence at grant
      */
     String fence() default "";
 }

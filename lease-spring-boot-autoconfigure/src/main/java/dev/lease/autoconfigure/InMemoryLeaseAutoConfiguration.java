@@ -19,6 +19,10 @@ public class InMemoryLeaseAutoConfiguration {
 
     private static final Log log = LogFactory.getLog(InMemoryLeaseAutoConfiguration.class);
 
+    /** Instantiated by Spring Boot when the auto-configuration applies; applications do not create it. */
+    public InMemoryLeaseAutoConfiguration() {
+    }
+
     @Bean
     @ConditionalOnMissingBean
     InMemoryLeaseBackend inMemoryLeaseBackend() {

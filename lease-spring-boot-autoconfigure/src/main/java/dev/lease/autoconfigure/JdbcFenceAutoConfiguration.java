@@ -25,6 +25,10 @@ import dev.lease.fence.JdbcFence;
 @EnableConfigurationProperties(LeaseProperties.class)
 public class JdbcFenceAutoConfiguration {
 
+    /** Instantiated by Spring Boot when the auto-configuration applies; applications do not create it. */
+    public JdbcFenceAutoConfiguration() {
+    }
+
     @Bean
     @ConditionalOnMissingBean
     JdbcFence jdbcFence(DataSource dataSource, ObjectProvider<JdbcOperations> jdbcOperations,

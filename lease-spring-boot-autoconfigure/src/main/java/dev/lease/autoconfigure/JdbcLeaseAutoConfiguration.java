@@ -41,6 +41,10 @@ import dev.lease.jdbc.JdbcLeaseBackend;
 @EnableConfigurationProperties(LeaseProperties.class)
 public class JdbcLeaseAutoConfiguration {
 
+    /** Instantiated by Spring Boot when the auto-configuration applies; applications do not create it. */
+    public JdbcLeaseAutoConfiguration() {
+    }
+
     @Bean
     @ConditionalOnMissingBean
     JdbcLeaseBackend jdbcLeaseBackend(DataSource dataSource, LeaseProperties properties, Environment environment) {

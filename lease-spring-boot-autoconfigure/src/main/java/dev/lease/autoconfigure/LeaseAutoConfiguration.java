@@ -29,6 +29,10 @@ public class LeaseAutoConfiguration {
 
     private static final Log log = LogFactory.getLog(LeaseAutoConfiguration.class);
 
+    /** Instantiated by Spring Boot when the auto-configuration applies; applications do not create it. */
+    public LeaseAutoConfiguration() {
+    }
+
     @Bean
     static LeasePropertyNamesCheck leasePropertyNamesCheck() {
         return new LeasePropertyNamesCheck();

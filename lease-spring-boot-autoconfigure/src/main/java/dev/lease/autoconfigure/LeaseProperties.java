@@ -55,66 +55,156 @@ public class LeaseProperties {
 
     private final Fence fence = new Fence();
 
+    /** Settings with their defaults, to be bound from {@code lease.*}. */
+    public LeaseProperties() {
+    }
+
+    /**
+     * The backend serving both lease kinds unless overridden ({@code lease.backend}).
+     *
+     * @return a backend identifier, or null to pick the only available one
+     */
     public String getBackend() {
         return backend;
     }
 
+    /**
+     * Sets the backend serving both lease kinds unless overridden ({@code lease.backend}).
+     *
+     * @param backend a backend identifier, or null to pick the only available one
+     */
     public void setBackend(String backend) {
         this.backend = backend;
     }
 
+    /**
+     * The backend serving {@code CORRECTNESS} leases, overriding {@code lease.backend}
+     * ({@code lease.correctness-backend}).
+     *
+     * @return a backend that issues fencing tokens, or null
+     */
     public String getCorrectnessBackend() {
         return correctnessBackend;
     }
 
+    /**
+     * Sets the backend serving {@code CORRECTNESS} leases, overriding {@code lease.backend}
+     * ({@code lease.correctness-backend}).
+     *
+     * @param correctnessBackend a backend that issues fencing tokens, or null
+     */
     public void setCorrectnessBackend(String correctnessBackend) {
         this.correctnessBackend = correctnessBackend;
     }
 
+    /**
+     * The backend serving {@code EFFICIENCY} leases, overriding {@code lease.backend}
+     * ({@code lease.efficiency-backend}).
+     *
+     * @return any backend identifier, or null
+     */
     public String getEfficiencyBackend() {
         return efficiencyBackend;
     }
 
+    /**
+     * Sets the backend serving {@code EFFICIENCY} leases, overriding {@code lease.backend}
+     * ({@code lease.efficiency-backend}).
+     *
+     * @param efficiencyBackend any backend identifier, or null
+     */
     public void setEfficiencyBackend(String efficiencyBackend) {
         this.efficiencyBackend = efficiencyBackend;
     }
 
+    /**
+     * The time to live of a lease that does not set one ({@code lease.default-ttl}).
+     *
+     * @return the default ttl
+     */
     public Duration getDefaultTtl() {
         return defaultTtl;
     }
 
+    /**
+     * Sets the time to live of a lease that does not set one ({@code lease.default-ttl}).
+     *
+     * @param defaultTtl the default ttl
+     */
     public void setDefaultTtl(Duration defaultTtl) {
         this.defaultTtl = defaultTtl;
     }
 
+    /**
+     * The renewal interval of a lease that does not set one ({@code lease.renew-every}).
+     *
+     * @return the default renewal interval, or null for a third of each lease's ttl
+     */
     public Duration getRenewEvery() {
         return renewEvery;
     }
 
+    /**
+     * Sets the renewal interval of a lease that does not set one ({@code lease.renew-every}).
+     *
+     * @param renewEvery the default renewal interval, or null for a third of each lease's ttl
+     */
     public void setRenewEvery(Duration renewEvery) {
         this.renewEvery = renewEvery;
     }
 
+    /**
+     * Whether unknown {@code lease.*} keys are only logged instead of failing the startup
+     * ({@code lease.ignore-unknown-properties}).
+     *
+     * @return true to only log unknown keys
+     */
     public boolean isIgnoreUnknownProperties() {
         return ignoreUnknownProperties;
     }
 
+    /**
+     * Sets whether unknown {@code lease.*} keys are only logged instead of failing the startup
+     * ({@code lease.ignore-unknown-properties}).
+     *
+     * @param ignoreUnknownProperties true to only log unknown keys
+     */
     public void setIgnoreUnknownProperties(boolean ignoreUnknownProperties) {
         this.ignoreUnknownProperties = ignoreUnknownProperties;
     }
 
+    /**
+     * The ZooKeeper backend settings ({@code lease.zookeeper.*}).
+     *
+     * @return the settings, never null
+     */
     public Zookeeper getZookeeper() {
         return zookeeper;
     }
 
+    /**
+     * The Redis backend settings ({@code lease.redis.*}).
+     *
+     * @return the settings, never null
+     */
     public Redis getRedis() {
         return redis;
     }
 
+    /**
+     * The JDBC backend settings ({@code lease.jdbc.*}).
+     *
+     * @return the settings, never null
+     */
     public Jdbc getJdbc() {
         return jdbc;
     }
 
+    /**
+     * The {@code JdbcFence} settings ({@code lease.fence.*}).
+     *
+     * @return the settings, never null
+     */
     public Fence getFence() {
         return fence;
     }
@@ -145,34 +235,82 @@ public class LeaseProperties {
          */
         private Duration connectionTimeout;
 
+        /** ZooKeeper settings with their defaults. */
+        public Zookeeper() {
+        }
+
+        /**
+         * The ZooKeeper ensemble to connect to when the application has no {@code CuratorFramework} bean
+         * ({@code lease.zookeeper.connect-string}).
+         *
+         * @return the connect string, such as {@code zk1:2181,zk2:2181,zk3:2181}, or null
+         */
         public String getConnectString() {
             return connectString;
         }
 
+        /**
+         * Sets the ZooKeeper ensemble to connect to when the application has no {@code CuratorFramework} bean
+         * ({@code lease.zookeeper.connect-string}).
+         *
+         * @param connectString the connect string, such as {@code zk1:2181,zk2:2181,zk3:2181}, or null
+         */
         public void setConnectString(String connectString) {
             this.connectString = connectString;
         }
 
+        /**
+         * The parent znode of all lease znodes ({@code lease.zookeeper.root}).
+         *
+         * @return an absolute path without trailing slash
+         */
         public String getRoot() {
             return root;
         }
 
+        /**
+         * Sets the parent znode of all lease znodes ({@code lease.zookeeper.root}).
+         *
+         * @param root an absolute path without trailing slash
+         */
         public void setRoot(String root) {
             this.root = root;
         }
 
+        /**
+         * The ZooKeeper session timeout, which bounds every lease ttl ({@code lease.zookeeper.session-timeout}).
+         *
+         * @return the session timeout
+         */
         public Duration getSessionTimeout() {
             return sessionTimeout;
         }
 
+        /**
+         * Sets the ZooKeeper session timeout, which bounds every lease ttl ({@code lease.zookeeper.session-timeout}).
+         *
+         * @param sessionTimeout the session timeout
+         */
         public void setSessionTimeout(Duration sessionTimeout) {
             this.sessionTimeout = sessionTimeout;
         }
 
+        /**
+         * How long to wait for the first connection at startup, and the client's connection timeout
+         * ({@code lease.zookeeper.connection-timeout}).
+         *
+         * @return the connection timeout, or null for 10 s or the session timeout if shorter
+         */
         public Duration getConnectionTimeout() {
             return connectionTimeout;
         }
 
+        /**
+         * Sets how long to wait for the first connection at startup, and the client's connection timeout
+         * ({@code lease.zookeeper.connection-timeout}).
+         *
+         * @param connectionTimeout the connection timeout, or null for 10 s or the session timeout if shorter
+         */
         public void setConnectionTimeout(Duration connectionTimeout) {
             this.connectionTimeout = connectionTimeout;
         }
@@ -184,10 +322,24 @@ public class LeaseProperties {
         /** Prefix of every lease key. */
         private String keyPrefix = "lease:";
 
+        /** Redis settings with their defaults. */
+        public Redis() {
+        }
+
+        /**
+         * The prefix of every lease key ({@code lease.redis.key-prefix}).
+         *
+         * @return the key prefix
+         */
         public String getKeyPrefix() {
             return keyPrefix;
         }
 
+        /**
+         * Sets the prefix of every lease key ({@code lease.redis.key-prefix}).
+         *
+         * @param keyPrefix the key prefix
+         */
         public void setKeyPrefix(String keyPrefix) {
             this.keyPrefix = keyPrefix;
         }
@@ -202,18 +354,42 @@ public class LeaseProperties {
         /** When to create the lease table: embedded (only for embedded databases), always or never. */
         private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
 
+        /** JDBC settings with their defaults. */
+        public Jdbc() {
+        }
+
+        /**
+         * The table holding one row per lease name ({@code lease.jdbc.table}).
+         *
+         * @return a plain SQL identifier, optionally schema-qualified
+         */
         public String getTable() {
             return table;
         }
 
+        /**
+         * Sets the table holding one row per lease name ({@code lease.jdbc.table}).
+         *
+         * @param table a plain SQL identifier, optionally schema-qualified
+         */
         public void setTable(String table) {
             this.table = table;
         }
 
+        /**
+         * When to create the lease table ({@code lease.jdbc.initialize-schema}).
+         *
+         * @return embedded (the default), always or never
+         */
         public SchemaInitialization getInitializeSchema() {
             return initializeSchema;
         }
 
+        /**
+         * Sets when to create the lease table ({@code lease.jdbc.initialize-schema}).
+         *
+         * @param initializeSchema embedded (the default), always or never
+         */
         public void setInitializeSchema(SchemaInitialization initializeSchema) {
             this.initializeSchema = initializeSchema;
         }
@@ -225,10 +401,24 @@ public class LeaseProperties {
         /** When to create the lease_fence table: embedded (only for embedded databases), always or never. */
         private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
 
+        /** Fence settings with their defaults. */
+        public Fence() {
+        }
+
+        /**
+         * When to create the {@code lease_fence} table ({@code lease.fence.initialize-schema}).
+         *
+         * @return embedded (the default), always or never
+         */
         public SchemaInitialization getInitializeSchema() {
             return initializeSchema;
         }
 
+        /**
+         * Sets when to create the {@code lease_fence} table ({@code lease.fence.initialize-schema}).
+         *
+         * @param initializeSchema embedded (the default), always or never
+         */
         public void setInitializeSchema(SchemaInitialization initializeSchema) {
             this.initializeSchema = initializeSchema;
         }

@@ -44,6 +44,10 @@ public class RedisLeaseAutoConfiguration {
     private static final String CONNECTION_DETAILS =
             "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails";
 
+    /** Instantiated by Spring Boot when the auto-configuration applies; applications do not create it. */
+    public RedisLeaseAutoConfiguration() {
+    }
+
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     RedisLeaseBackend redisLeaseBackend(RedisConnectionFactory redisConnectionFactory, LeaseProperties properties,

@@ -42,6 +42,10 @@ public class ZooKeeperLeaseAutoConfiguration {
 
     private static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
 
+    /** Instantiated by Spring Boot when the auto-configuration applies; applications do not create it. */
+    public ZooKeeperLeaseAutoConfiguration() {
+    }
+
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(CuratorFramework.class)
     CuratorFramework leaseCuratorFramework(LeaseProperties properties) {

@@ -52,6 +52,8 @@ public final class FencedTable {
      * In the caller's transaction, sets {@code values} on the row whose key column equals {@code key} and moves its
      * fence to {@code token}, unless the row already accepted a higher token. Equal tokens pass.
      *
+     * @param key the value of the key column of the row to write
+     * @param token the token of the lease the write is made under, usually {@code LeaseContext.token()}
      * @param values column name to new value; names must be plain identifiers, other than the key and fence columns.
      *        Empty just moves the fence, claiming the row for this lease.
      * @throws StaleTokenException when the row already accepted a higher token; the write did not happen
@@ -108,6 +110,8 @@ public final class FencedTable {
      * transaction of its own committed before this method returns. Call it first in a leased section that writes the
      * row: from then on every write with an older token is refused, even before this holder writes anything.
      *
+     * @param key the value of the key column of the row
+     * @param token the token of the lease just granted
      * @throws StaleTokenException when the row already accepted a newer token: the lease was superseded
      * @throws EmptyResultDataAccessException when no row has that key
      */

@@ -62,6 +62,8 @@ public final class JdbcFence implements GrantFence {
     private volatile Platform platform;
 
     /**
+     * A fence over the given operations.
+     *
      * @param jdbc operations on the DataSource the fenced resource lives in, bound to the same transactions as the
      *        writes the fence protects (the application's {@code JdbcTemplate} is the right one)
      */
@@ -76,6 +78,7 @@ public final class JdbcFence implements GrantFence {
      *
      * @param resource what is being written, such as {@code "invoice-42"}; at most {@value #MAX_RESOURCE_LENGTH}
      *        characters
+     * @param token the token of the lease the write is made under, usually {@code LeaseContext.token()}
      * @throws StaleTokenException when the resource already accepted a higher token; the transaction must not
      *         commit the write
      * @throws IllegalStateException when no transaction of the fence's own DataSource is active (none at all, or only
@@ -165,6 +168,9 @@ public final class JdbcFence implements GrantFence {
     /**
      * The fence of a resource: the highest token it accepted, empty when nothing was written under a lease yet. Reads
      * with a row lock ({@code FOR UPDATE}) in the caller's transaction, so it sees the latest committed value.
+     *
+     * @param resource the fenced resource
+     * @return the highest token accepted, or empty
      */
     public OptionalLong current(String resource) {
         validateResource(resource);
@@ -176,6 +182,9 @@ public final class JdbcFence implements GrantFence {
      * Writes to a table that carries its own fence column named {@code fence}, one row by its key column. The
      * identifiers are checked once here; values always travel as bind parameters.
      *
+     * @param table the table, optionally schema-qualified
+     * @param keyColumn the column that identifies a row, usually its primary key
+     * @return the fenced table
      * @throws IllegalArgumentException when a name is not a plain SQL identifier
      */
     public FencedTable table(String table, String keyColumn) {
@@ -185,6 +194,10 @@ public final class JdbcFence implements GrantFence {
     /**
      * Like {@link #table(String, String)} with another fence column name.
      *
+     * @param table the table, optionally schema-qualified
+     * @param keyColumn the column that identifies a row, usually its primary key
+     * @param fenceColumn the {@code BIGINT} column that holds the row's fence
+     * @return the fenced table
      * @throws IllegalArgumentException when a name is not a plain SQL identifier
      */
     public FencedTable table(String table, String keyColumn, String fenceColumn) {

@@ -12,11 +12,16 @@ import dev.lease.FencingToken;
  */
 public class StaleTokenException extends RuntimeException {
 
+    /** The fenced resource that refused the write. */
     private final String resource;
     private final transient FencingToken presented;
+
+    /** The fence found at the resource. */
     private final long current;
 
     /**
+     * A write refused by a fence row of {@link JdbcFence} (table {@code lease_fence}).
+     *
      * @param resource the fenced resource
      * @param presented the token the write carried
      * @param current the fence found at the resource, the highest token it accepted
@@ -32,17 +37,29 @@ public class StaleTokenException extends RuntimeException {
         this.current = current;
     }
 
-    /** The fenced resource that refused the write. */
+    /**
+     * The fenced resource that refused the write.
+     *
+     * @return the resource, such as {@code invoice-42}, or {@code account[id=7]} for a {@link FencedTable} row
+     */
     public String resource() {
         return resource;
     }
 
-    /** The token the refused write carried. */
+    /**
+     * The token the refused write carried.
+     *
+     * @return the stale token
+     */
     public FencingToken presented() {
         return presented;
     }
 
-    /** The fence found at the resource: the highest token it had accepted. */
+    /**
+     * The fence found at the resource.
+     *
+     * @return the highest token the resource had accepted
+     */
     public long current() {
         return current;
     }
@@ -50,6 +67,8 @@ public class StaleTokenException extends RuntimeException {
     /**
      * Whether the fence is so far ahead of the token that a counter reset is a likelier cause than an ordinary
      * takeover: more than ten grants, and more than the token itself, ahead.
+     *
+     * @return true when the message also suggests resetting the fence
      */
     public boolean fenceFarAhead() {
         return farAhead(presented.value(), current);

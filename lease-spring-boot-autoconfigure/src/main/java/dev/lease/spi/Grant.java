@@ -9,12 +9,17 @@ import java.util.OptionalLong;
  */
 public interface Grant {
 
-    /** The lease name this grant is for. */
+    /**
+     * The lease name this grant is for.
+     *
+     * @return the lease name
+     */
     String name();
 
     /**
      * The fencing token of this grant: strictly greater than every token previously granted for the same name.
-     * Empty exactly when the backend's {@link LeaseBackend#issuesFencingTokens()} is false.
+     *
+     * @return the token; empty exactly when the backend's {@link LeaseBackend#issuesFencingTokens()} is false
      */
     OptionalLong token();
 }

@@ -18,6 +18,8 @@ public interface GrantFence {
      * Moves the fence of {@code resource} up to {@code token} and makes that durable (commits) before returning.
      * Equal tokens pass.
      *
+     * @param resource the fenced resource named by the lease
+     * @param token the token of the grant just made
      * @throws RuntimeException when the resource already accepted a newer token (the lease was superseded before its
      *         work started) or the fence could not be advanced; the engine then gives the lease up as lost and the
      *         work does not run

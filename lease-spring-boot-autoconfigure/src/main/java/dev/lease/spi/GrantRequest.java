@@ -15,7 +15,14 @@ import java.util.UUID;
  */
 public record GrantRequest(String name, Duration ttl, LossListener onLoss, String attempt) {
 
-    /** Checks that nothing is missing. */
+    /**
+     * Checks that nothing is missing.
+     *
+     * @param name the validated lease name
+     * @param ttl how long the store should keep the grant without renewal
+     * @param onLoss where to report a loss noticed between renewals
+     * @param attempt a random id unique to this request
+     */
     public GrantRequest {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(ttl, "ttl");
@@ -23,7 +30,13 @@ public record GrantRequest(String name, Duration ttl, LossListener onLoss, Strin
         Objects.requireNonNull(attempt, "attempt");
     }
 
-    /** A request with a fresh random {@link #attempt()} id. */
+    /**
+     * A request with a fresh random {@link #attempt()} id.
+     *
+     * @param name the validated lease name
+     * @param ttl how long the store should keep the grant without renewal
+     * @param onLoss where to report a loss noticed between renewals
+     */
     public GrantRequest(String name, Duration ttl, LossListener onLoss) {
         this(name, ttl, onLoss, UUID.randomUUID().toString());
     }

@@ -19,15 +19,25 @@ import java.util.Optional;
  */
 public interface LeaseBackend {
 
-    /** Short identifier used in configuration ({@code lease.backend}) and logs, such as {@code zookeeper}. */
+    /**
+     * Short identifier used in configuration ({@code lease.backend}) and logs.
+     *
+     * @return the identifier, such as {@code zookeeper}
+     */
     String id();
 
-    /** Whether grants carry fencing tokens, which makes the backend eligible for {@code CORRECTNESS} leases. */
+    /**
+     * Whether grants carry fencing tokens, which makes the backend eligible for {@code CORRECTNESS} leases.
+     *
+     * @return true when every {@link Grant#token()} is present
+     */
     boolean issuesFencingTokens();
 
     /**
      * Why this backend may not serve {@code CORRECTNESS} leases, for error messages; only asked when
      * {@link #issuesFencingTokens()} is false.
+     *
+     * @return the reason, such as "the redis backend issues no fencing tokens"
      */
     default String whyNotFenced() {
         return "the " + id() + " backend issues no fencing tokens";
@@ -36,18 +46,29 @@ public interface LeaseBackend {
     /**
      * Tries once to grant the lease, without waiting.
      *
+     * @param request the name, ttl, loss listener and attempt id
      * @return the grant, or empty when someone else holds an unexpired grant
+     * @throws IllegalArgumentException when the store cannot hold the name; not retried
+     * @throws Exception when the store could not be asked or did not answer; the engine retries while the caller
+     *         may still wait, and calls {@link #abandon} for this request
      */
     Optional<Grant> tryAcquire(GrantRequest request) throws Exception;
 
     /**
      * Extends the grant by its ttl, counted on the store's clock from now, if it is still the current grant.
      *
+     * @param grant a grant this backend returned from {@link #tryAcquire}
      * @return false when the grant is no longer ours (expired, taken over, deleted)
+     * @throws Exception when the store could not be asked or did not answer; like false, the lease is then lost
      */
     boolean renew(Grant grant) throws Exception;
 
-    /** Ends the grant if it is still the current one; does nothing otherwise. */
+    /**
+     * Ends the grant if it is still the current one; does nothing otherwise.
+     *
+     * @param grant a grant this backend returned from {@link #tryAcquire}
+     * @throws Exception when the store could not be asked; the grant then expires on its own
+     */
     void release(Grant grant) throws Exception;
 
     /**
@@ -57,6 +78,9 @@ public interface LeaseBackend {
      * It must only remove a grant made by this very request (its {@link GrantRequest#attempt()} id, or for
      * ZooKeeper a holder of this session that no live grant claims), never a successor's. The default does nothing,
      * which is right only for a backend whose {@code tryAcquire} cannot leave a grant behind when it throws.
+     *
+     * @param request the request whose {@link #tryAcquire} threw
+     * @throws Exception when the store could not be asked; the grant, if any, then expires on its own
      */
     default void abandon(GrantRequest request) throws Exception {
     }
@@ -65,6 +89,10 @@ public interface LeaseBackend {
      * Blocks until the named lease may have been released, or {@code maxWait} passed, whichever comes first.
      * Spurious returns are fine: the engine tries again and backs off. Backends that can be notified of a release
      * (watches, pub/sub) should return early on it; the default just sleeps.
+     *
+     * @param name the busy lease name
+     * @param maxWait the longest to block
+     * @throws InterruptedException when the waiting thread is interrupted
      */
     default void awaitRelease(String name, Duration maxWait) throws InterruptedException {
         Thread.sleep(Math.max(1, maxWait.toMillis()));
@@ -73,6 +101,8 @@ public interface LeaseBackend {
     /**
      * The longest ttl this backend can honour, if bounded (a ZooKeeper lease cannot outlive its session timeout).
      * Longer ttls are reported as configuration errors.
+     *
+     * @return the longest ttl, or empty when unbounded
      */
     default Optional<Duration> maxTtl() {
         return Optional.empty();
@@ -82,6 +112,8 @@ public interface LeaseBackend {
      * Refuses names the store cannot hold, with an {@link IllegalArgumentException} that says why. Names reaching
      * this method already passed the engine's own rules (not blank, no {@code /}, {@code \}, control characters,
      * not {@code .} or {@code ..}, at most 200 characters).
+     *
+     * @param name the lease name
      */
     default void validateName(String name) {
     }

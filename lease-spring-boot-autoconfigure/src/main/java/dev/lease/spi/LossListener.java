@@ -7,6 +7,10 @@ package dev.lease.spi;
 @FunctionalInterface
 public interface LossListener {
 
-    /** The grant is lost; {@code reason} ends up in {@link dev.lease.LeaseLostException}'s message. */
+    /**
+     * The grant is lost.
+     *
+     * @param reason why, in a few words; it ends up in {@link dev.lease.LeaseLostException}'s message
+     */
     void leaseLost(String reason);
 }
