@@ -101,11 +101,12 @@ public class ZooKeeperLeaseAutoConfiguration {
             return DEFAULT_CONNECTION_TIMEOUT.compareTo(session) <= 0 ? DEFAULT_CONNECTION_TIMEOUT : session;
         }
         if (configured.compareTo(session) > 0) {
-            throw new LeaseConfigurationException("lease.zookeeper.connection-timeout (" + configured
-                    + ") exceeds lease.zookeeper.session-timeout (" + session + "): the client would go on waiting "
+            throw new LeaseConfigurationException("lease.zookeeper.connection-timeout ("
+                    + Durations.format(configured) + ") exceeds lease.zookeeper.session-timeout ("
+                    + Durations.format(session) + "): the client would go on waiting "
                     + "for a connection after the session it is for may have expired.",
-                    "set lease.zookeeper.connection-timeout to at most " + session + ", or leave it unset ("
-                            + DEFAULT_CONNECTION_TIMEOUT + ", or the session timeout if that is shorter).");
+                    "set lease.zookeeper.connection-timeout to at most " + Durations.format(session)
+                            + ", or leave it unset (" + Durations.format(DEFAULT_CONNECTION_TIMEOUT) + ", or the session timeout if that is shorter).");
         }
         return configured;
     }
