@@ -150,20 +150,12 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
 
     /**
      * Checks everything about a lease that does not depend on its name: routing (CORRECTNESS only to fenced
-     * backends), ttl against the backend's limit, renewal interval below half the ttl.
+     * backends), ttl against the backend's limit, renewal interval below half the ttl, and that fence at grant can
+     * work (CORRECTNESS only, with a fence to advance).
      *
      * @param culprit how to name the lease in error messages, e.g. the annotated method
-     * @throws LeaseConfigurationException naming {@code culprit} and the fix
-     */
-    public void validate(String culprit, LeaseKind kind, Duration ttl, Duration renewEvery) {
-        validate(culprit, kind, ttl, renewEvery, false);
-    }
-
-    /**
-     * Like {@link #validate(String, LeaseKind, Duration, Duration)}, and checks that fence at grant can work: only
-     * for {@code CORRECTNESS} leases, and only with a fence to advance.
-     *
      * @param fenceAtGrant whether the lease names a resource to fence at grant
+     * @throws LeaseConfigurationException naming {@code culprit} and the fix
      */
     public void validate(String culprit, LeaseKind kind, Duration ttl, Duration renewEvery, boolean fenceAtGrant) {
         if (fenceAtGrant) {
