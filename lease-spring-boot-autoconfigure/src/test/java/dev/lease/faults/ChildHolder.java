@@ -33,13 +33,8 @@ final class ChildHolder implements AutoCloseable {
     private final PrintWriter stdin;
     private final History history;
     private final int worker;
-    private final CountDownLatch ready = new CountDownLatch(1);
-    private final CountDownLatch bye = new CountDownLatch(1);
-    private final BlockingQueue<Long> clocks = new LinkedBlockingQueue<>();
-    private final CountDownLatch writeReady = new CountDownLatch(1);
-    private volatile long writeReadyToken = -1;
-    private volatile Boolean interruptedBeforeWrite;
-    private volatile boolean holding;
+    private final Events events;
+    private Thread reader;
     private volatile boolean paused;
 
     private ChildHolder(String name, Process process, History history, int worker) {
@@ -48,6 +43,7 @@ final class ChildHolder implements AutoCloseable {
         this.stdin = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
         this.history = history;
         this.worker = worker;
+        this.events = new Events(name, worker, history);
     }
 
     /**
@@ -64,10 +60,10 @@ final class ChildHolder implements AutoCloseable {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().putAll(env);
         ChildHolder child = new ChildHolder(name, builder.start(), history, worker);
-        Thread reader = new Thread(child::readLoop, "child-holder-" + name);
-        reader.setDaemon(true);
-        reader.start();
-        if (!child.ready.await(TestTiming.seconds(60).toMillis(), TimeUnit.MILLISECONDS)) {
+        child.reader = new Thread(child::readLoop, "child-holder-" + name);
+        child.reader.setDaemon(true);
+        child.reader.start();
+        if (!child.events.ready.await(TestTiming.seconds(60).toMillis(), TimeUnit.MILLISECONDS)) {
             child.process.destroyForcibly();
             throw new IllegalStateException("child holder " + name + " did not start; see " + child.logFile());
         }
@@ -98,7 +94,7 @@ final class ChildHolder implements AutoCloseable {
 
     /** Whether the child is between a granted lease and the end of its work, as far as its last lines tell. */
     boolean holding() {
-        return holding;
+        return events.holding;
     }
 
     void pause() throws IOException, InterruptedException {
@@ -116,10 +112,10 @@ final class ChildHolder implements AutoCloseable {
      * first write, and returns the token that write will carry (at once when it is already there).
      */
     long awaitWriteReady() throws InterruptedException {
-        if (!writeReady.await(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS)) {
+        if (!events.writeReady.await(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS)) {
             throw new IllegalStateException("child holder " + name + " never got to its first write; see " + logFile());
         }
-        return writeReadyToken;
+        return events.writeReadyToken;
     }
 
     /** Lets the child's frozen first write go ahead (it does not look at whether it lost the lease meanwhile). */
@@ -129,31 +125,44 @@ final class ChildHolder implements AutoCloseable {
 
     /** Whether the child's engine had interrupted it while its first write was frozen; {@code null} before {@code go}. */
     Boolean interruptedBeforeWrite() {
-        return interruptedBeforeWrite;
+        return events.interruptedBeforeWrite;
     }
 
     /** The child's {@code System.currentTimeMillis()} minus ours, measured now. */
     long wallClockOffsetMillis() throws InterruptedException {
-        clocks.clear();
+        events.clocks.clear();
         long before = System.currentTimeMillis();
         stdin.println("clock");
-        Long theirs = clocks.poll(TestTiming.seconds(10).toMillis(), TimeUnit.MILLISECONDS);
+        Long theirs = events.clocks.poll(TestTiming.seconds(10).toMillis(), TimeUnit.MILLISECONDS);
         if (theirs == null) {
             throw new IllegalStateException("child holder " + name + " did not tell its clock");
         }
         return theirs - (before + System.currentTimeMillis()) / 2;
     }
 
-    /** Lets the child finish its cycle and exit; kills it when it does not within the bound. */
+    /**
+     * Lets the child finish its cycle and exit; kills it when it does not within the bound. A child that had to be
+     * killed, or exited with an error, is a problem of the run: its last ops may never have been reported.
+     */
     @Override
     public void close() throws IOException, InterruptedException {
         if (paused) {
             resume();
         }
         stdin.println("stop");
-        if (!bye.await(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS)
+        if (!events.bye.await(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS)
                 || !process.waitFor(TestTiming.seconds(10).toMillis(), TimeUnit.MILLISECONDS)) {
             process.destroyForcibly();
+            history.problem("child holder " + name + " did not exit within the bound after stop and was killed; see "
+                    + logFile());
+        }
+        else if (process.exitValue() != 0) {
+            history.problem("child holder " + name + " exited with " + process.exitValue() + "; see " + logFile());
+        }
+        // Its last lines must be in the history before the history is checked.
+        reader.join(TestTiming.seconds(10).toMillis());
+        if (reader.isAlive()) {
+            history.problem("the event stream of child holder " + name + " was still open after it exited");
         }
     }
 
@@ -166,57 +175,130 @@ final class ChildHolder implements AutoCloseable {
             Files.createDirectories(logFile().getParent());
             try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
                     StandardCharsets.UTF_8)); Writer log = Files.newBufferedWriter(logFile())) {
-                String line;
-                while ((line = in.readLine()) != null) {
-                    log.write(line);
-                    log.write('\n');
-                    if (line.startsWith(HolderMain.PREFIX)) {
-                        event(line.substring(HolderMain.PREFIX.length()).split(" ", 7));
-                    }
-                }
+                events.read(in, log);
             }
         }
-        catch (IOException | RuntimeException ex) {
-            // The child died or its output is garbled: what was recorded so far stays in the history.
+        catch (IOException ex) {
+            history.problem("the output of child holder " + name + " could not be logged: " + ex);
         }
         finally {
-            ready.countDown();
-            bye.countDown();
+            events.ended();
         }
     }
 
-    private void event(String[] f) {
-        switch (f[0]) {
-            case "READY" -> ready.countDown();
-            case "BYE" -> bye.countDown();
-            case "CLK" -> clocks.add(Long.parseLong(f[1]));
-            case "WRITE_READY" -> {
-                writeReadyToken = Long.parseLong(f[1]);
-                writeReady.countDown();
+    /**
+     * Turns a child's output into the history. One bad line must not end the reading: the child's later grants and
+     * writes would then be missing, and a duplicate token or a stale write among them would pass the check. So a
+     * line that is ours but cannot be read, and a stream that ends before the child said {@code BYE}, are recorded
+     * as problems of the run, and reading goes on.
+     */
+    static final class Events {
+
+        final CountDownLatch ready = new CountDownLatch(1);
+        final CountDownLatch bye = new CountDownLatch(1);
+        final BlockingQueue<Long> clocks = new LinkedBlockingQueue<>();
+        final CountDownLatch writeReady = new CountDownLatch(1);
+        volatile long writeReadyToken = -1;
+        volatile Boolean interruptedBeforeWrite;
+        volatile boolean holding;
+        private final String child;
+        private final int worker;
+        private final History history;
+        private volatile boolean said;
+
+        Events(String child, int worker, History history) {
+            this.child = child;
+            this.worker = worker;
+            this.history = history;
+        }
+
+        /** Reads {@code in} to its end, copying every line to {@code log}; see {@link #ended()}. */
+        void read(BufferedReader in, Writer log) throws IOException {
+            String line;
+            while (true) {
+                try {
+                    line = in.readLine();
+                }
+                catch (IOException ex) {
+                    history.problem("the event stream of child holder " + child + " broke: " + ex);
+                    return;
+                }
+                if (line == null) {
+                    return;
+                }
+                log.write(line);
+                log.write('\n');
+                line(line);
             }
-            case "WRITE_GO" -> interruptedBeforeWrite = Boolean.parseBoolean(f[1]);
-            case "INT" -> {
-                holding = false;
-                history.interrupted(worker, Long.parseLong(f[1]));
+        }
+
+        void line(String line) {
+            int at = line.indexOf(HolderMain.PREFIX);
+            if (at < 0) {
+                return; // logging
             }
-            case "INV" -> {
-                Kind kind = Kind.valueOf(f[2]);
-                if (kind != Kind.WRITE) {
+            if (at > 0) {
+                // Other output (stderr shares the pipe) without its line end: the event is still read, so that
+                // what follows stays consistent, but the stream was not what the child meant to send.
+                history.problem("child holder " + child + " sent an event glued to other output: '" + line + "'");
+            }
+            try {
+                event(line.substring(at + HolderMain.PREFIX.length()).split(" ", 7));
+            }
+            catch (RuntimeException ex) {
+                history.problem("child holder " + child + " sent a malformed event line '" + line + "': " + ex);
+            }
+        }
+
+        /** The stream ended: a problem unless the child said {@code BYE} first. Releases whoever waits on it. */
+        void ended() {
+            if (!said) {
+                history.problem("the event stream of child holder " + child + " ended before its BYE: the events it"
+                        + " did not send are missing from the history");
+            }
+            ready.countDown();
+            bye.countDown();
+        }
+
+        private void event(String[] f) {
+            switch (f[0]) {
+                case "READY" -> ready.countDown();
+                case "BYE" -> {
+                    said = true;
+                    bye.countDown();
+                }
+                case "CLK" -> clocks.add(Long.parseLong(f[1]));
+                case "WRITE_READY" -> {
+                    writeReadyToken = Long.parseLong(f[1]);
+                    writeReady.countDown();
+                }
+                case "WRITE_GO" -> interruptedBeforeWrite = Boolean.parseBoolean(f[1]);
+                case "INT" -> {
+                    long at = Long.parseLong(f[1]);
                     holding = false;
+                    history.interrupted(worker, at);
                 }
-                history.invoke(Long.parseLong(f[1]), worker, kind, Long.parseLong(f[3]));
-            }
-            case "END" -> {
-                Kind kind = Kind.valueOf(f[2]);
-                Outcome outcome = Outcome.valueOf(f[3]);
-                if (kind == Kind.ACQUIRE && outcome == Outcome.OK) {
-                    holding = true;
+                case "INV" -> {
+                    Kind kind = Kind.valueOf(f[2]);
+                    long id = Long.parseLong(f[1]);
+                    long at = Long.parseLong(f[3]);
+                    if (kind != Kind.WRITE) {
+                        holding = false;
+                    }
+                    history.invoke(id, worker, kind, at);
                 }
-                history.complete(Long.parseLong(f[1]), outcome, Long.parseLong(f[4]), Long.parseLong(f[5]),
-                        f.length > 6 ? f[6] : "");
-            }
-            default -> {
-                // Not ours.
+                case "END" -> {
+                    long id = Long.parseLong(f[1]);
+                    Kind kind = Kind.valueOf(f[2]);
+                    Outcome outcome = Outcome.valueOf(f[3]);
+                    long token = Long.parseLong(f[4]);
+                    long at = Long.parseLong(f[5]);
+                    if (kind == Kind.ACQUIRE && outcome == Outcome.OK) {
+                        holding = true;
+                    }
+                    history.complete(id, outcome, token, at, f.length > 6 ? f[6] : "");
+                }
+                default -> throw new IllegalArgumentException("unknown event " + f[0]);
             }
         }
     }

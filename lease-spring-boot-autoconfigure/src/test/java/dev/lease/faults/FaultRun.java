@@ -147,6 +147,10 @@ final class FaultRun implements AutoCloseable {
                 thread.interrupt();
                 thread.join(TestTiming.seconds(10).toMillis());
             }
+            if (thread.isAlive()) {
+                // It may still write, or complete ops, after the history was checked.
+                history.problem("worker thread " + thread.getName() + " still alive after the join");
+            }
         }
     }
 

@@ -61,6 +61,7 @@ final class History {
     private final List<Long> interrupts = new ArrayList<>();
     private final List<Integer> interruptedWorkers = new ArrayList<>();
     private final List<Fault> faults = new ArrayList<>();
+    private final List<String> problems = new ArrayList<>();
 
     Op invoke(int worker, Kind kind) {
         return invoke(ids.incrementAndGet(), worker, kind, System.nanoTime());
@@ -69,10 +70,13 @@ final class History {
     /** Records an invocation with an id chosen by the worker (unique across workers) and its own timestamp. */
     Op invoke(long id, int worker, Kind kind, long invokedAt) {
         Op op = new Op(id, worker, kind, invokedAt);
+        if (byId.putIfAbsent(id, op) != null) {
+            problem("op " + id + " (" + kind + " of worker " + worker + ") invoked twice: its events are garbled");
+            return op;
+        }
         synchronized (ops) {
             ops.add(op);
         }
-        byId.put(id, op);
         return op;
     }
 
@@ -80,10 +84,14 @@ final class History {
         complete(op.id, outcome, token, System.nanoTime(), detail);
     }
 
-    /** Completes the operation {@code id} at {@code completedAt}; unknown ids are ignored (their invocation was lost). */
+    /**
+     * Completes the operation {@code id} at {@code completedAt}. An unknown id is a problem of the run: its invocation
+     * was lost, so the history is incomplete and a grant or write may be missing from it.
+     */
     void complete(long id, Outcome outcome, long token, long completedAt, String detail) {
         Op op = byId.get(id);
         if (op == null) {
+            problem("completion of op " + id + " (" + outcome + ", token " + token + ") whose invocation is missing");
             return;
         }
         op.token = token;
@@ -111,6 +119,23 @@ final class History {
     void fault(String what, long lossAt) {
         synchronized (faults) {
             faults.add(new Fault(what, lossAt));
+        }
+    }
+
+    /**
+     * Something that makes the history untrustworthy, found while recording it (a garbled event line, an event
+     * stream that ended early, a worker that would not stop): the check fails on it, since a missing grant or write
+     * could hide a duplicate token or a stale write.
+     */
+    void problem(String what) {
+        synchronized (problems) {
+            problems.add(what);
+        }
+    }
+
+    List<String> problems() {
+        synchronized (problems) {
+            return List.copyOf(problems);
         }
     }
 
@@ -153,6 +178,12 @@ final class History {
         for (int i = 0; i < fs.size(); i++) {
             sb.append("  {\"what\":\"").append(fs.get(i).what().replace("\"", "'")).append("\",\"lossAt\":")
                     .append(fs.get(i).lossAt()).append(i + 1 < fs.size() ? "},\n" : "}\n");
+        }
+        sb.append("],\n\"problems\": [");
+        List<String> ps = problems();
+        for (int i = 0; i < ps.size(); i++) {
+            sb.append(i == 0 ? "\n  \"" : ",\n  \"").append(ps.get(i).replace("\\", "\\\\").replace("\"", "'"))
+                    .append('"');
         }
         sb.append("],\n\"interrupts\": ").append(interrupts()).append(",\n\"ops\": [\n");
         List<Op> all = ops();

@@ -9,11 +9,14 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import dev.lease.faults.History.Kind;
 import dev.lease.faults.History.Op;
+import dev.lease.faults.History.Outcome;
 
 /**
  * Checks a history against what the fenced table finally holds. The properties:
@@ -23,7 +26,8 @@ import dev.lease.faults.History.Op;
  *   <li>the table accepted writes in non-decreasing token order; each acceptance below the highest token already
  *       accepted is a <em>stale write accepted</em>;</li>
  *   <li>every acknowledged write is in the table (nothing acknowledged is lost);</li>
- *   <li>with fence at grant only: no write is a <em>stale write accepted after a successor's grant</em> (below).</li>
+ *   <li>with fence at grant only: no write is a <em>stale write accepted after a successor's grant</em> (below);</li>
+ *   <li>the history and the table reconcile (below).</li>
  * </ol>
  * A fence alone only orders writes, so property 2 says nothing of a stale write that lands after a successor was
  * granted but before it wrote: the table then holds the tokens in order. Such a write is counted on its own: a row
@@ -34,6 +38,21 @@ import dev.lease.faults.History.Op;
  * fence at grant the engine commits the fence before it hands the lease over, so every such row is a failure;
  * without it the number is information (the window the fence leaves open), not a failure.
  * For EFFICIENCY leases (no tokens) only overlaps of holders are counted, as information.
+ *
+ * <p>Reconciliation: the properties above are only as good as the history, so the check also fails when the history
+ * and the table disagree or the history is incomplete. Every row of the table must be the write of a known WRITE op
+ * carrying the row's token, and not one the op saw refused. With tokens, every write must carry a token its own
+ * worker was granted, and no token may be written by two workers: a grant missing from the history (a child's
+ * events lost) could otherwise hide a duplicate token. Every refusal must be justified: the fence refuses only a
+ * token below one it already took, so some higher token must have reached it before the refusal completed. The
+ * table does not record when it accepted a row, only the history does, between the write's invocation and its
+ * completion: a row with a higher token whose write was <em>invoked</em> before the refusal completed justifies it.
+ * With fence at grant the fence also moves when a grant advances it, which happens between that acquire's
+ * invocation and its completion (whatever its outcome: it may be lost right after), and the lease_fence table keeps
+ * only the last value; so there an acquire of a higher token invoked before the refusal completed justifies it too.
+ * This is necessary, not sufficient: an unjustified refusal proves a missing event or a fence that refuses too much,
+ * a justified one proves nothing more. Finally nothing may be left PENDING, and whatever went wrong while the history
+ * was recorded ({@link History#problems()}: garbled or truncated event streams, workers still alive) fails the run.
  */
 final class HistoryChecker {
 
@@ -105,11 +124,14 @@ final class HistoryChecker {
             }
         }
 
+        reconcile(ops, table, fenced, fencedAtGrant, problems);
+        problems.addAll(history.problems());
+
         int overlaps = fenced ? 0 : countOverlaps(ops);
         int cycles = (int) ops.stream().filter(o -> o.kind == Kind.ACQUIRE).count();
         return new Verdict(scenario, cycles, grants.size(), (int) writes.stream().filter(Op::ok).count(),
-                (int) writes.stream().filter(o -> o.outcome == History.Outcome.FAIL).count(),
-                (int) writes.stream().filter(o -> o.outcome == History.Outcome.UNKNOWN).count(), stale,
+                (int) writes.stream().filter(o -> o.outcome == Outcome.FAIL).count(),
+                (int) writes.stream().filter(o -> o.outcome == Outcome.UNKNOWN).count(), stale,
                 afterGrant.size(), duplicates, outOfOrder, lost, overlaps, List.copyOf(problems));
     }
 
@@ -129,6 +151,63 @@ final class HistoryChecker {
         throw new AssertionError(verdict.scenario() + ": " + verdict.problems().size() + " problem(s), history in "
                 + dump.toAbsolutePath() + "\n  " + String.join("\n  ", verdict.problems().subList(0,
                         Math.min(20, verdict.problems().size()))));
+    }
+
+    private static void reconcile(List<Op> ops, List<Accepted> table, boolean fenced, boolean fencedAtGrant,
+            List<String> problems) {
+        Map<Long, Op> byId = ops.stream().collect(Collectors.toMap(o -> o.id, Function.identity()));
+        for (Op op : ops) {
+            if (op.outcome == Outcome.PENDING) {
+                problems.add(op.kind + " " + op.id + " of worker " + op.worker + " never completed (PENDING at the end)");
+            }
+        }
+        for (Accepted row : table) {
+            Op op = byId.get(row.writeId());
+            if (op == null || op.kind != Kind.WRITE) {
+                problems.add("row " + row.seq() + " (token " + row.token() + ") is write " + row.writeId()
+                        + ", which the history " + (op == null ? "does not know" : "knows as a " + op.kind));
+            }
+            else if (op.outcome == Outcome.FAIL) {
+                problems.add("row " + row.seq() + " is write " + op.id + " (token " + row.token()
+                        + "), which its worker saw refused");
+            }
+            else if (op.outcome != Outcome.PENDING && op.token != row.token()) {
+                problems.add("row " + row.seq() + " holds token " + row.token() + " for write " + op.id
+                        + ", which carried token " + op.token);
+            }
+        }
+        if (!fenced) {
+            return;
+        }
+        List<Op> writes = ops.stream().filter(o -> o.kind == Kind.WRITE && o.outcome != Outcome.PENDING).toList();
+        Map<Long, Set<Integer>> writersOfToken = new TreeMap<>();
+        for (Op write : writes) {
+            boolean granted = ops.stream().anyMatch(o -> o.kind == Kind.ACQUIRE && o.ok() && o.worker == write.worker
+                    && o.token == write.token);
+            if (!granted) {
+                problems.add("write " + write.id + " of worker " + write.worker + " carried token " + write.token
+                        + ", which the history never granted to that worker");
+            }
+            writersOfToken.computeIfAbsent(write.token, t -> new TreeSet<>()).add(write.worker);
+        }
+        writersOfToken.forEach((token, workers) -> {
+            if (workers.size() > 1) {
+                problems.add("token " + token + " was written by workers " + workers + ": two grants of one token");
+            }
+        });
+        for (Op refused : writes) {
+            if (refused.outcome != Outcome.FAIL) {
+                continue;
+            }
+            boolean byRow = table.stream().filter(row -> row.token() > refused.token).map(row -> byId.get(row.writeId()))
+                    .anyMatch(w -> w != null && w.invokedAt - refused.completedAt < 0);
+            boolean byGrant = fencedAtGrant && ops.stream().anyMatch(o -> o.kind == Kind.ACQUIRE
+                    && o.token > refused.token && o.invokedAt - refused.completedAt < 0);
+            if (!byRow && !byGrant) {
+                problems.add("write " + refused.id + " with token " + refused.token + " was refused, but no higher "
+                        + "token had reached the fence before" + (fencedAtGrant ? " (by a write or a grant)" : ""));
+            }
+        }
     }
 
     /** Rows of the table invoked after a grant of a higher token was acknowledged, described; see the class comment. */

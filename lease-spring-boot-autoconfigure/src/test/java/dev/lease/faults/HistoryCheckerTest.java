@@ -125,4 +125,133 @@ class HistoryCheckerTest {
         assertThat(verdict.acknowledgedWritesLost()).isEqualTo(1);
         assertThat(verdict.safe()).isFalse();
     }
+
+    /** One op of a hand-made history, invoked at {@code from} and completed at {@code to}. */
+    private static void op(History history, long id, int worker, Kind kind, long from, long to, Outcome outcome,
+            long token) {
+        history.invoke(id, worker, kind, from);
+        history.complete(id, outcome, token, to, null);
+    }
+
+    private static HistoryChecker.Accepted row(long seq, long token, long writeId) {
+        return new HistoryChecker.Accepted(seq, token, writeId);
+    }
+
+    /**
+     * Worker 0 holds token 1 and writes; worker 1 takes over with token 2, and worker 0's second write, frozen since
+     * before the takeover, is refused once worker 1 wrote. Each reconciliation case below breaks it in one place.
+     */
+    private static History takeover() {
+        History history = new History();
+        op(history, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        op(history, 2, 0, Kind.WRITE, 120, 130, Outcome.OK, 1);
+        op(history, 3, 1, Kind.ACQUIRE, 140, 200, Outcome.OK, 2);
+        op(history, 4, 1, Kind.WRITE, 210, 220, Outcome.OK, 2);
+        op(history, 5, 0, Kind.WRITE, 150, 230, Outcome.FAIL, 1);
+        return history;
+    }
+
+    private static final List<HistoryChecker.Accepted> TAKEOVER = List.of(row(1, 1, 2), row(2, 2, 4));
+
+    @Test
+    void aReconciledHistoryPasses() {
+        HistoryChecker.Verdict verdict = HistoryChecker.check("reconciled", takeover(), TAKEOVER, true);
+        assertThat(verdict.problems()).isEmpty();
+        assertThat(verdict.writesRejected()).isEqualTo(1);
+    }
+
+    @Test
+    void aRowOfAWriteTheHistoryDoesNotKnowIsCaught() {
+        List<HistoryChecker.Accepted> table = List.of(row(1, 1, 2), row(2, 2, 4), row(3, 2, 99));
+        assertThat(HistoryChecker.check("unknown-row", takeover(), table, true).problems())
+                .containsExactly("row 3 (token 2) is write 99, which the history does not know");
+    }
+
+    @Test
+    void aRowWhoseTokenIsNotTheOneItsWriteCarriedIsCaught() {
+        List<HistoryChecker.Accepted> table = List.of(row(1, 1, 2), row(2, 3, 4));
+        assertThat(HistoryChecker.check("token-mismatch", takeover(), table, true).problems())
+                .containsExactly("row 2 holds token 3 for write 4, which carried token 2");
+    }
+
+    @Test
+    void aRowOfARefusedWriteIsCaught() {
+        List<HistoryChecker.Accepted> table = List.of(row(1, 1, 2), row(2, 1, 5), row(3, 2, 4));
+        assertThat(HistoryChecker.check("refused-row", takeover(), table, true).problems())
+                .containsExactly("row 2 is write 5 (token 1), which its worker saw refused");
+    }
+
+    @Test
+    void aRefusalWithNoHigherTokenAcceptedBeforeItIsCaught() {
+        History alone = new History();
+        op(alone, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        op(alone, 2, 0, Kind.WRITE, 120, 130, Outcome.FAIL, 1);
+        assertThat(HistoryChecker.check("unjustified", alone, List.of(), true).problems())
+                .as("nothing above token 1 anywhere").containsExactly(
+                        "write 2 with token 1 was refused, but no higher token had reached the fence before");
+
+        History late = new History();
+        op(late, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        op(late, 2, 0, Kind.WRITE, 120, 130, Outcome.FAIL, 1);
+        op(late, 3, 1, Kind.ACQUIRE, 140, 200, Outcome.OK, 2);
+        op(late, 4, 1, Kind.WRITE, 210, 220, Outcome.OK, 2);
+        assertThat(HistoryChecker.check("refused-too-early", late, List.of(row(1, 2, 4)), true).problems())
+                .as("the higher token was written only after the refusal").containsExactly(
+                        "write 2 with token 1 was refused, but no higher token had reached the fence before");
+    }
+
+    @Test
+    void withFenceAtGrantARefusalIsJustifiedByAHigherGrantInvokedBeforeIt() {
+        History history = new History();
+        op(history, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        op(history, 2, 1, Kind.ACQUIRE, 120, 200, Outcome.OK, 2);
+        op(history, 3, 0, Kind.WRITE, 150, 210, Outcome.FAIL, 1);
+        assertThat(HistoryChecker.check("refused-at-grant", history, List.of(), true, true).problems()).isEmpty();
+        assertThat(HistoryChecker.check("refused-without-fence-at-grant", history, List.of(), true, false).problems())
+                .containsExactly("write 3 with token 1 was refused, but no higher token had reached the fence before");
+
+        History late = new History();
+        op(late, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        op(late, 2, 0, Kind.WRITE, 120, 130, Outcome.FAIL, 1);
+        op(late, 3, 1, Kind.ACQUIRE, 140, 200, Outcome.OK, 2);
+        assertThat(HistoryChecker.check("granted-after-the-refusal", late, List.of(), true, true).problems())
+                .containsExactly("write 2 with token 1 was refused, but no higher token had reached the fence before"
+                        + " (by a write or a grant)");
+    }
+
+    @Test
+    void oneTokenWrittenByTwoWorkersIsCaughtWhenOneGrantIsMissing() {
+        // Worker 1's grant of token 5 never reached the history (its child's events were lost): the grants alone
+        // show no duplicate, and the table's tokens do not go down.
+        History history = new History();
+        op(history, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 5);
+        op(history, 2, 0, Kind.WRITE, 120, 130, Outcome.OK, 5);
+        op(history, 3, 1, Kind.WRITE, 140, 150, Outcome.OK, 5);
+        assertThat(HistoryChecker.check("one-token-two-writers", history, List.of(row(1, 5, 2), row(2, 5, 3)), true)
+                .problems()).containsExactly(
+                        "write 3 of worker 1 carried token 5, which the history never granted to that worker",
+                        "token 5 was written by workers [0, 1]: two grants of one token");
+    }
+
+    @Test
+    void anOpStillPendingAtTheEndIsCaught() {
+        History history = new History();
+        op(history, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        history.invoke(2, 0, Kind.WRITE, 120);
+        assertThat(HistoryChecker.check("pending", history, List.of(), true).problems())
+                .containsExactly("WRITE 2 of worker 0 never completed (PENDING at the end)");
+    }
+
+    @Test
+    void whatWentWrongWhileRecordingFailsTheCheck() {
+        History history = takeover();
+        history.complete(42, Outcome.OK, 3, 300, null);
+        history.problem("worker thread w-1 still alive after the join");
+        HistoryChecker.Verdict verdict = HistoryChecker.check("recording", history, TAKEOVER, true);
+        assertThat(verdict.problems()).containsExactly(
+                "completion of op 42 (OK, token 3) whose invocation is missing",
+                "worker thread w-1 still alive after the join");
+        assertThatThrownBy(() -> HistoryChecker.assertSafe(verdict, history)).isInstanceOf(AssertionError.class)
+                .hasMessageContaining("still alive after the join");
+    }
 }

@@ -163,13 +163,22 @@ final class LeaseWorker implements Runnable {
             backoff();
         }
         catch (LeaseLostException ex) {
-            if (release[0] != 0) {
+            if (token[0] < 0) {
+                // Granted, then lost before the work could start (or refused by the fence at grant): the store made
+                // the grant, and it may have advanced the fence, so its token is kept.
+                sink.complete(acquire, Kind.ACQUIRE, Outcome.FAIL, ex.token().map(t -> t.value()).orElse(-1L),
+                        System.nanoTime(), "lost before the work started: " + ex.getMessage());
+            }
+            else if (release[0] != 0) {
                 sink.complete(release[0], Kind.RELEASE, Outcome.FAIL, token[0], System.nanoTime(), ex.getMessage());
             }
         }
         catch (RuntimeException ex) {
             if (token[0] < 0) {
                 sink.complete(acquire, Kind.ACQUIRE, Outcome.UNKNOWN, -1, System.nanoTime(), ex.toString());
+            }
+            else if (release[0] != 0) {
+                sink.complete(release[0], Kind.RELEASE, Outcome.UNKNOWN, token[0], System.nanoTime(), ex.toString());
             }
             backoff();
         }
