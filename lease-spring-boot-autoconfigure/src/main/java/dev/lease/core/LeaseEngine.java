@@ -172,8 +172,9 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         }
         if (grantFence == null) {
             throw new LeaseConfigurationException(culprit + ": fence at grant needs a fence to advance, and there is "
-                    + "no JdbcFence bean.", "give the application a single DataSource (a JdbcFence bean is then "
-                    + "created), declare a JdbcFence bean, or remove fence.");
+                    + "no JdbcFence bean (or there are several and none is @Primary).", "give the application a "
+                    + "single DataSource (a JdbcFence bean is then created), declare a JdbcFence bean (mark one "
+                    + "@Primary if there are several), or remove fence.");
         }
     }
 
