@@ -1,4 +1,4 @@
-package dev.lease.core;
+package dev.lease;
 
 /**
  * A lease configuration that cannot work, detected at startup (or at call time for programmatic use). Carries
@@ -17,13 +17,21 @@ public class LeaseConfigurationException extends IllegalStateException {
         this.action = action;
     }
 
-    /** What is wrong, without the fix. */
+    /**
+     * What is wrong, without the fix.
+     *
+     * @return the description given at construction
+     */
     public String description() {
         String message = getMessage();
         return message.substring(0, message.length() - (" Fix: " + action).length());
     }
 
-    /** How to fix it. */
+    /**
+     * How to fix it.
+     *
+     * @return the action given at construction
+     */
     public String action() {
         return action;
     }

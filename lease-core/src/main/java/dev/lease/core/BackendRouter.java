@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
+import dev.lease.LeaseConfigurationException;
 import dev.lease.LeaseKind;
 import dev.lease.spi.LeaseBackend;
 

@@ -3,6 +3,8 @@ package dev.lease.core;
 import java.time.Duration;
 import java.util.Objects;
 
+import dev.lease.LeaseConfigurationException;
+
 /**
  * The ttl and renewal interval applied to leases that do not set their own.
  *

@@ -15,6 +15,7 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.lease.Lease;
 import dev.lease.LeaseCallback;
+import dev.lease.LeaseConfigurationException;
 import dev.lease.LeaseKind;
 import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;

@@ -5,26 +5,47 @@ import java.util.Deque;
 import java.util.Optional;
 
 import dev.lease.Lease;
+import dev.lease.LeaseContext;
 
 /**
- * The leased sections the current thread is in, innermost first. Internal: public only so that
- * {@link dev.lease.LeaseContext} can read it; applications use {@code LeaseContext}.
+ * The leased sections the current thread is in, innermost first. Applications read them through
+ * {@link LeaseContext}, which this class installs its read side into before any lease is bound (the class is
+ * initialised by the first {@link #enter}), so that the contract package does not depend on the engine.
  */
-public final class ThreadLeases {
+final class ThreadLeases {
 
     private static final ThreadLocal<Frames> FRAMES = new ThreadLocal<>();
+
+    static {
+        LeaseContext.install(new LeaseContext.Binding() {
+            @Override
+            public Optional<Lease> innermost() {
+                return ThreadLeases.innermost();
+            }
+
+            @Override
+            public Optional<Lease> find(String name) {
+                return ThreadLeases.find(name);
+            }
+
+            @Override
+            public String toString() {
+                return "the lease engine's thread binding (" + ThreadLeases.class.getName() + ")";
+            }
+        });
+    }
 
     private ThreadLeases() {
     }
 
     /** The innermost lease of the current thread. */
-    public static Optional<Lease> innermost() {
+    static Optional<Lease> innermost() {
         Frames frames = FRAMES.get();
         return frames == null ? Optional.empty() : Optional.ofNullable(frames.innermost());
     }
 
     /** The innermost lease of the current thread with this name. */
-    public static Optional<Lease> find(String name) {
+    static Optional<Lease> find(String name) {
         return findHeld(name).map(Lease.class::cast);
     }
 

@@ -8,6 +8,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import dev.lease.LeaseConfigurationException;
 import dev.lease.LeaseKind;
 import dev.lease.memory.InMemoryLeaseBackend;
 

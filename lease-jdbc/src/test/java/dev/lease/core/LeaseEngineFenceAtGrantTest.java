@@ -18,6 +18,7 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.lease.FencingToken;
+import dev.lease.LeaseConfigurationException;
 import dev.lease.Lease;
 import dev.lease.LeaseKind;
 import dev.lease.LeaseLostException;

@@ -24,7 +24,7 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import dev.lease.core.LeaseConfigurationException;
+import dev.lease.LeaseConfigurationException;
 import dev.lease.jdbc.JdbcLeaseBackend;
 
 /**

@@ -3,7 +3,7 @@ package dev.lease.autoconfigure;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
-import dev.lease.core.LeaseConfigurationException;
+import dev.lease.LeaseConfigurationException;
 
 /** Shows a lease configuration mistake in Spring Boot's startup failure report, with its fix as the "Action". */
 class LeaseConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<LeaseConfigurationException> {

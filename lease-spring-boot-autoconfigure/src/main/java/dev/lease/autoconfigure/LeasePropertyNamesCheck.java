@@ -15,7 +15,7 @@ import org.springframework.core.Ordered;
 import org.springframework.core.PriorityOrdered;
 import org.springframework.core.env.Environment;
 
-import dev.lease.core.LeaseConfigurationException;
+import dev.lease.LeaseConfigurationException;
 
 /**
  * Fails the startup on a {@code lease.*} key that the starter does not know, naming it and the known key it most

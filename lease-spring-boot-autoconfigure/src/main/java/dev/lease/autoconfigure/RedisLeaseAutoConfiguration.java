@@ -25,7 +25,7 @@ import org.springframework.util.ClassUtils;
 
 import dev.lease.LeaseKind;
 import dev.lease.core.Durations;
-import dev.lease.core.LeaseConfigurationException;
+import dev.lease.LeaseConfigurationException;
 import dev.lease.redis.RedisLeaseBackend;
 
 /**

@@ -11,7 +11,7 @@ import dev.lease.core.BackendRouter;
 interface RoutedBackendCheck {
 
     /**
-     * @throws dev.lease.core.LeaseConfigurationException when a backend {@code router} routes to cannot serve
+     * @throws dev.lease.LeaseConfigurationException when a backend {@code router} routes to cannot serve
      */
     void check(BackendRouter router);
 }

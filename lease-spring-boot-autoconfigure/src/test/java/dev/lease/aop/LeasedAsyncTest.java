@@ -51,7 +51,7 @@ import dev.lease.Leased;
 import dev.lease.WhenBusy;
 import dev.lease.autoconfigure.InMemoryLeaseAutoConfiguration;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
-import dev.lease.core.LeaseConfigurationException;
+import dev.lease.LeaseConfigurationException;
 import dev.lease.core.LeaseEngine;
 import dev.lease.memory.InMemoryLeaseBackend;
 

@@ -19,7 +19,7 @@ import dev.lease.Leased;
 import dev.lease.WhenBusy;
 import dev.lease.autoconfigure.InMemoryLeaseAutoConfiguration;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
-import dev.lease.core.LeaseConfigurationException;
+import dev.lease.LeaseConfigurationException;
 import dev.lease.fence.JdbcFence;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;

@@ -14,7 +14,7 @@ import dev.lease.LeaseKind;
 import dev.lease.LeaseSpec;
 import dev.lease.LeaseTemplate;
 import dev.lease.core.BackendRouter;
-import dev.lease.core.LeaseConfigurationException;
+import dev.lease.LeaseConfigurationException;
 import dev.lease.memory.InMemoryLeaseBackend;
 
 @ExtendWith(OutputCaptureExtension.class)

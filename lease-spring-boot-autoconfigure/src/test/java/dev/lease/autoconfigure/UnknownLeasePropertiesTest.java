@@ -19,7 +19,7 @@ import org.springframework.context.annotation.Import;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
-import dev.lease.core.LeaseConfigurationException;
+import dev.lease.LeaseConfigurationException;
 
 /** A misspelt {@code lease.*} key fails the startup, naming itself and the known key it was probably meant to be. */
 @ExtendWith(OutputCaptureExtension.class)

@@ -34,7 +34,7 @@ import org.springframework.context.annotation.Configuration;
 import dev.lease.LeaseKind;
 import dev.lease.LeaseSpec;
 import dev.lease.LeaseTemplate;
-import dev.lease.core.LeaseConfigurationException;
+import dev.lease.LeaseConfigurationException;
 import dev.lease.zookeeper.ZooKeeperLeaseBackend;
 
 @ExtendWith(OutputCaptureExtension.class)

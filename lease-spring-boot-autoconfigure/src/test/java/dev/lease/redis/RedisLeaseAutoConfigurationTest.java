@@ -26,7 +26,7 @@ import dev.lease.autoconfigure.InMemoryLeaseAutoConfiguration;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
 import dev.lease.autoconfigure.RedisLeaseAutoConfiguration;
 import dev.lease.core.BackendRouter;
-import dev.lease.core.LeaseConfigurationException;
+import dev.lease.LeaseConfigurationException;
 import dev.lease.spi.LeaseBackend;
 
 /** The Redis backend wired from {@code spring.data.redis.*} next to the engine, on a real redis-server. */

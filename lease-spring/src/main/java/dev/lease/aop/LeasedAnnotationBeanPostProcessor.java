@@ -27,7 +27,7 @@ import org.springframework.scheduling.config.TaskManagementConfigUtils;
 
 import dev.lease.Leased;
 import dev.lease.core.Durations;
-import dev.lease.core.LeaseConfigurationException;
+import dev.lease.LeaseConfigurationException;
 import dev.lease.core.LeaseEngine;
 
 /**

@@ -8,13 +8,12 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 import java.util.function.Supplier;
 
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.util.StringValueResolver;
 
 import dev.lease.Leased;
 import dev.lease.WhenBusy;
-import dev.lease.core.LeaseConfigurationException;
+import dev.lease.LeaseConfigurationException;
 import dev.lease.core.LeaseNames;
 
 /**
@@ -73,7 +72,7 @@ final class LeasedMethodParser {
         }
         Duration duration;
         try {
-            duration = DurationStyle.detectAndParse(resolved.trim());
+            duration = DurationSyntax.parse(resolved.trim());
         }
         catch (IllegalArgumentException ex) {
             throw new LeaseConfigurationException(where + ": " + attribute + " = \"" + text + "\""

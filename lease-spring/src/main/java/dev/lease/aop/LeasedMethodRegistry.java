@@ -23,7 +23,7 @@ import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringValueResolver;
 
 import dev.lease.Leased;
-import dev.lease.core.LeaseConfigurationException;
+import dev.lease.LeaseConfigurationException;
 
 /**
  * The parsed {@link Leased} metadata of every method, per target class, computed once. Also evaluates lease name

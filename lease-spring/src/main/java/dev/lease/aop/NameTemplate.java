@@ -21,7 +21,7 @@ import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 
-import dev.lease.core.LeaseConfigurationException;
+import dev.lease.LeaseConfigurationException;
 
 /**
  * A name written in an annotation attribute (a lease name, a fence resource): a literal checked once at startup, or

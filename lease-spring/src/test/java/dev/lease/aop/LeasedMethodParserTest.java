@@ -11,7 +11,7 @@ import org.springframework.core.ParameterNameDiscoverer;
 
 import dev.lease.LeaseKind;
 import dev.lease.Leased;
-import dev.lease.core.LeaseConfigurationException;
+import dev.lease.LeaseConfigurationException;
 
 /** What the parser can only be shown with a compiler setting the build does not use: no parameter names. */
 class LeasedMethodParserTest {

@@ -35,7 +35,7 @@ import dev.lease.LeaseKind;
 import dev.lease.LeaseSpec;
 import dev.lease.LeaseUnavailableException;
 import dev.lease.core.BackendRouter;
-import dev.lease.core.LeaseConfigurationException;
+import dev.lease.LeaseConfigurationException;
 import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
 import dev.lease.spi.Grant;
