@@ -6,6 +6,7 @@ package dev.lease;
  */
 public class LeaseConfigurationException extends IllegalStateException {
 
+    /** How to fix it. */
     private final String action;
 
     /**
