@@ -14,7 +14,7 @@ import java.util.Optional;
  */
 public final class LeaseContext {
 
-    /** Installed by the engine before it binds the first lease to any thread; until then no thread holds one. */
+    /** Installed by the engine before it binds the first lease; until then no thread holds one. */
     private static volatile Binding binding;
 
     private LeaseContext() {
@@ -56,38 +56,27 @@ public final class LeaseContext {
     }
 
     /**
-     * Internal, not for applications: installs where {@link LeaseContext} reads the current thread's leases from. The
-     * engine ({@code dev.lease.core}), which binds leases to threads, installs its binding once, before it binds the
-     * first lease; the contract does not depend on the engine that way.
+     * Internal: the engine ({@code dev.lease.core}) installs its thread binding once, before it binds a lease.
      *
      * @param engineBinding the engine's binding
-     * @throws IllegalStateException when a different binding is already installed
+     * @throws IllegalStateException when another binding is installed already
      */
     public static synchronized void install(Binding engineBinding) {
         if (binding != null && binding != engineBinding) {
-            throw new IllegalStateException("A lease thread binding is already installed: " + binding);
+            throw new IllegalStateException("A lease thread binding is installed already: " + binding);
         }
         binding = engineBinding;
     }
 
-    /**
-     * Internal, not for applications: the leases the current thread holds, as the engine bound them. Implemented by
-     * the engine only; see {@link #install(Binding)}.
-     */
+    /** Internal: the current thread's leases as the engine bound them; see {@link #install(Binding)}. */
     public interface Binding {
 
-        /**
-         * The innermost lease of the current thread.
-         *
-         * @return the lease, or empty outside any leased section
-         */
+        /** @return the innermost lease of the current thread, if any */
         Optional<Lease> innermost();
 
         /**
-         * The innermost lease of the current thread with this name.
-         *
          * @param name the lease name, as evaluated
-         * @return the lease, or empty when this thread holds none of that name
+         * @return the innermost lease of the current thread with this name, if any
          */
         Optional<Lease> find(String name);
     }
