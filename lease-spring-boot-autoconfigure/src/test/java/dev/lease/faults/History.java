@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -320,6 +321,12 @@ final class History {
         List<String> unplaced = new ArrayList<>();
         List<Op> grants = all.stream().filter(o -> o.kind == Kind.ACQUIRE && o.ok())
                 .sorted(Comparator.comparingLong(o -> o.completedAt)).toList();
+        Map<Integer, List<Op>> grantsOf = new HashMap<>();
+        grants.forEach(g -> grantsOf.computeIfAbsent(g.worker, w -> new ArrayList<>()).add(g));
+        // With tokens, the store's next grant after token t is the acquire of the smallest token above t.
+        TreeMap<Long, Op> byToken = new TreeMap<>();
+        all.stream().filter(o -> o.kind == Kind.ACQUIRE && o.outcome != Outcome.PENDING && o.token >= 0)
+                .sorted(Comparator.comparingLong(o -> o.completedAt)).forEach(o -> byToken.putIfAbsent(o.token, o));
         Map<Op, List<Interrupt>> interruptsOf = new HashMap<>();
         Map<Op, List<Op>> writesOf = new HashMap<>();
         Map<Op, Op> releaseOf = new HashMap<>();
@@ -327,7 +334,7 @@ final class History {
             if (op.kind == Kind.ACQUIRE) {
                 continue;
             }
-            Op grant = sectionAt(grants, op.worker, op.invokedAt);
+            Op grant = sectionAt(grantsOf, op.worker, op.invokedAt);
             if (grant == null) {
                 continue; // a write outside any section: reconciliation reports a token never granted
             }
@@ -339,7 +346,7 @@ final class History {
             }
         }
         for (Interrupt interrupt : interrupts()) {
-            Op grant = sectionAt(grants, interrupt.worker(), interrupt.at());
+            Op grant = sectionAt(grantsOf, interrupt.worker(), interrupt.at());
             if (grant == null || (interrupt.token() != UNKNOWN_TOKEN && interrupt.token() != grant.token)) {
                 unplaced.add("interrupt of worker " + interrupt.worker() + " with token " + interrupt.token() + " at "
                         + interrupt.at() + " is in no section of that worker with that token");
@@ -349,20 +356,23 @@ final class History {
         }
         List<StoreLoss> explicit = storeLosses();
         List<Section> sections = new ArrayList<>();
-        for (Op grant : grants) {
+        for (int i = 0; i < grants.size(); i++) {
+            Op grant = grants.get(i);
             Op release = releaseOf.get(grant);
             Long lostAt = null;
             String lostBy = null;
             // Without tokens, the section the loss belongs to goes by time.
             StoreLoss known = explicit.stream().filter(l -> l.worker() == grant.worker && l.token() == grant.token
-                    && (fenced || sectionAt(grants, l.worker(), l.at()) == grant))
+                    && (fenced || sectionAt(grantsOf, l.worker(), l.at()) == grant))
                     .min(Comparator.comparingLong(StoreLoss::at)).orElse(null);
             if (known != null) {
                 lostAt = known.at();
                 lostBy = known.what();
             }
             else {
-                Op successor = fenced ? nextToken(all, grant) : nextGrant(grants, grant);
+                Map.Entry<Long, Op> next = fenced ? byToken.higherEntry(grant.token) : null;
+                Op successor = fenced ? (next == null ? null : next.getValue())
+                        : (i + 1 < grants.size() ? grants.get(i + 1) : null);
                 if (successor != null && successor.worker != grant.worker) {
                     lostAt = successor.completedAt;
                     lostBy = "grant " + successor.id + " of token " + successor.token + " to worker " + successor.worker;
@@ -404,29 +414,22 @@ final class History {
     }
 
     /** The grant of {@code worker}'s section open at {@code at}: its last grant acknowledged at or before then. */
-    private static Op sectionAt(List<Op> grantsByCompletion, int worker, long at) {
+    private static Op sectionAt(Map<Integer, List<Op>> grantsOf, int worker, long at) {
+        List<Op> own = grantsOf.getOrDefault(worker, List.of());
+        int low = 0;
+        int high = own.size() - 1;
         Op found = null;
-        for (Op grant : grantsByCompletion) {
-            if (grant.completedAt - at > 0) {
-                break;
+        while (low <= high) {
+            int mid = (low + high) >>> 1;
+            if (own.get(mid).completedAt - at <= 0) {
+                found = own.get(mid);
+                low = mid + 1;
             }
-            if (grant.worker == worker) {
-                found = grant;
+            else {
+                high = mid - 1;
             }
         }
         return found;
-    }
-
-    /** The acquire of the smallest token above {@code grant}'s, whatever its outcome; the first acknowledged on a tie. */
-    private static Op nextToken(List<Op> all, Op grant) {
-        return all.stream().filter(o -> o.kind == Kind.ACQUIRE && o.outcome != Outcome.PENDING && o.token > grant.token)
-                .min(Comparator.<Op>comparingLong(o -> o.token).thenComparingLong(o -> o.completedAt)).orElse(null);
-    }
-
-    /** The first grant acknowledged after {@code grant}. */
-    private static Op nextGrant(List<Op> grantsByCompletion, Op grant) {
-        int at = grantsByCompletion.indexOf(grant);
-        return at + 1 < grantsByCompletion.size() ? grantsByCompletion.get(at + 1) : null;
     }
 
     String toJson() {
