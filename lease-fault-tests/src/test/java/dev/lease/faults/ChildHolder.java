@@ -274,10 +274,12 @@ final class ChildHolder implements AutoCloseable {
                 }
                 case "WRITE_GO" -> interruptedBeforeWrite = Boolean.parseBoolean(f[1]);
                 case "INT" -> {
+                    // INT <at> [<token>]: the token names the section interrupted.
                     long at = Long.parseLong(f[1]);
                     holding = false;
-                    history.interrupted(worker, at);
+                    history.interrupted(worker, f.length > 2 ? Long.parseLong(f[2]) : History.UNKNOWN_TOKEN, at);
                 }
+                case "FORCED" -> history.forced(Long.parseLong(f[1]));
                 case "INV" -> {
                     Kind kind = Kind.valueOf(f[2]);
                     long id = Long.parseLong(f[1]);

@@ -63,4 +63,14 @@ class ChildHolderTest {
                 + "'WARNING: half a line@@ INV 1000000001 WRITE 100'");
         assertThat(history.ops()).extracting(op -> op.kind).containsExactly(Kind.WRITE);
     }
+    @Test
+    void anInterruptNamesItsSectionAndAForcedWriteIsMarked() throws IOException {
+        feed("@@ READY", "@@ INV 1000000001 ACQUIRE 100", "@@ END 1000000001 ACQUIRE OK 7 110 ", "@@ INT 150 7",
+                "@@ INV 1000000002 WRITE 160", "@@ FORCED 1000000002", "@@ END 1000000002 WRITE FAIL 7 170 refused",
+                "@@ INT 180", "@@ BYE");
+        assertThat(history.problems()).isEmpty();
+        assertThat(history.interrupts()).containsExactly(new History.Interrupt(1, 7, 150),
+                new History.Interrupt(1, History.UNKNOWN_TOKEN, 180));
+        assertThat(history.ops().get(1).forced).isTrue();
+    }
 }

@@ -10,8 +10,20 @@ interface EventSink {
 
     void complete(long id, Kind kind, Outcome outcome, long token, long at, String detail);
 
-    /** The worker's leased work was interrupted: the engine declared its lease lost. */
+    /**
+     * The worker's leased work was interrupted (the engine declared its lease lost), the section not said: the history
+     * takes the worker's section open at {@code at}. Prefer {@link #interrupted(long, long)}.
+     */
     void interrupted(long at);
+
+    /** The worker's section holding {@code token} saw its interrupt at {@code at}; see {@link History.Interrupt}. */
+    default void interrupted(long token, long at) {
+        interrupted(at);
+    }
+
+    /** The WRITE {@code id}, just invoked, is made on purpose whatever the section's interrupts say. */
+    default void forced(long id) {
+    }
 
     /** Records into {@code history} as worker {@code worker}. */
     static EventSink of(History history, int worker) {
@@ -29,6 +41,16 @@ interface EventSink {
             @Override
             public void interrupted(long at) {
                 history.interrupted(worker, at);
+            }
+
+            @Override
+            public void interrupted(long token, long at) {
+                history.interrupted(worker, token, at);
+            }
+
+            @Override
+            public void forced(long id) {
+                history.forced(id);
             }
         };
     }

@@ -74,10 +74,10 @@ final class FaultRun implements AutoCloseable {
         return child;
     }
 
-    /** Counts a fault and when it took the lease away. */
-    void fault(String what, long lossAt) {
+    /** Counts a fault, injected at {@code at} (losses are measured at the store, not here). */
+    void fault(String what, long at) {
         faults++;
-        history.fault(what, lossAt);
+        history.fault(what, at);
         log.info(scenario + ": fault " + faults + ": " + what);
     }
 
@@ -118,7 +118,7 @@ final class FaultRun implements AutoCloseable {
         boolean fenced = kind == LeaseKind.CORRECTNESS;
         HistoryChecker.Verdict verdict = HistoryChecker.check(scenario, history, ledger.accepted(), fenced,
                 fencedAtGrant);
-        List<Long> lossToInterrupt = history.lossToInterruptNanos(TestTiming.seconds(20));
+        History.LossToInterrupt lossToInterrupt = history.lossToInterrupt(fenced);
         FaultResults.record(new FaultResults.Row(scenario, backend, kind.name(), verdict.cycles(), faults,
                 verdict.writesAccepted(), verdict.writesRejected(), verdict.writesUnknown(), verdict.staleWritesAccepted(),
                 fenced ? Integer.toString(verdict.staleWritesAfterGrant()) : "–",

@@ -31,7 +31,7 @@ final class FrozenHolderWorkload {
     }
 
     static History run(LeaseBackend backend, String name, Ledger ledger, Config config) throws Exception {
-        History history = new History();
+        History history = History.withoutEngine();
         ExecutorService pool = Executors.newFixedThreadPool(config.workers());
         try {
             List<Future<?>> futures = new ArrayList<>();

@@ -1,9 +1,11 @@
 package dev.lease.faults;
 
-import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -13,8 +15,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Times are {@link System#nanoTime()} values. Child JVMs report their own {@code nanoTime}, which is comparable
  * with ours: on Linux both read the system-wide {@code CLOCK_MONOTONIC} (and {@code faketime} is told to leave it
- * alone). Besides operations, a history keeps when faults took leases away and when holders were interrupted, to
- * measure the delay from one to the other.
+ * alone). Besides operations, a history keeps the faults injected, when holders were interrupted (worker and the
+ * token of the section interrupted) and, where the harness knows it, when the store lost a grant; from these it
+ * derives the holders' {@linkplain #sections sections} and the {@linkplain #lossToInterrupt() loss → interrupt}
+ * measure. One history is about one lease name.
  */
 final class History {
 
@@ -32,6 +36,8 @@ final class History {
         volatile Outcome outcome = Outcome.PENDING;
         volatile long token = -1;
         volatile String detail = "";
+        /** A WRITE made whatever the section's interrupts said, on purpose: see {@link History#forced(long)}. */
+        volatile boolean forced;
 
         Op(long id, int worker, Kind kind, long invokedAt) {
             this.id = id;
@@ -47,21 +53,124 @@ final class History {
         String toJson() {
             return "{\"id\":" + id + ",\"worker\":" + worker + ",\"kind\":\"" + kind + "\",\"invokedAt\":" + invokedAt
                     + ",\"completedAt\":" + completedAt + ",\"outcome\":\"" + outcome + "\",\"token\":" + token
-                    + ",\"detail\":\"" + detail.replace("\\", "\\\\").replace("\"", "'") + "\"}";
+                    + (forced ? ",\"forced\":true" : "") + ",\"detail\":\"" + detail.replace("\\", "\\\\").replace("\"", "'")
+                    + "\"}";
         }
     }
 
-    /** A fault injected during the run; {@code lossAt} is when it took the holder's lease away (or could have). */
-    record Fault(String what, long lossAt) {
+    /**
+     * A fault injected during the run at {@code at}: when the harness acted, which says nothing of when, or whether,
+     * a store lost a grant (losses are measured at the store: see {@link #sections}).
+     */
+    record Fault(String what, long at) {
     }
 
+    /** Token of an {@link Interrupt} whose reporter did not say which section it interrupted. */
+    static final long UNKNOWN_TOKEN = -1;
+
+    /**
+     * Worker {@code worker} saw the interrupt of its section holding {@code token} at {@code at}: when its thread
+     * caught the InterruptedException, or found the interrupt flag set (a write cannot be interrupted halfway, so an
+     * interrupt that arrives during it is found right after it). That is at or after the engine delivered it, which
+     * no holder can see. With {@link #UNKNOWN_TOKEN}, the section is the worker's section open at {@code at}.
+     */
+    record Interrupt(int worker, long token, long at) {
+    }
+
+    /**
+     * The store lost the grant of {@code token} to {@code worker} at {@code at}, as the harness knows it better than
+     * the history's grants tell (a ZooKeeper session expiry seen by a watcher, a lease row deleted).
+     */
+    record StoreLoss(int worker, long token, long at, String what) {
+    }
+
+    /**
+     * One leased section of a worker: from its grant ({@code acquire}, an ACQUIRE OK) until its RELEASE, or until it
+     * ended on its interrupt (then {@code release} is null). {@code lostAt} is when the store lost the grant while the
+     * section still held it (see {@link History#sections}), null when it did not.
+     */
+    record Section(Op acquire, Op release, List<Interrupt> interrupts, List<Op> writes, Long lostAt, String lostBy) {
+
+        int worker() {
+            return acquire.worker;
+        }
+
+        long token() {
+            return acquire.token;
+        }
+
+        /** When its holder first saw an interrupt, null if it never did. */
+        Long interruptedAt() {
+            return interrupts.stream().map(Interrupt::at).min(Comparator.naturalOrder()).orElse(null);
+        }
+
+        /** Whether the history says how it ended: a RELEASE, or an interrupt (hand-made histories often say neither). */
+        boolean judged() {
+            return release != null || !interrupts.isEmpty();
+        }
+
+        /** Ended with a normal release (RELEASE OK), as opposed to LeaseLostException (RELEASE FAIL) or an interrupt. */
+        boolean releasedNormally() {
+            return release != null && release.ok();
+        }
+
+        /** The holder was told its lease was lost: interrupted, or LeaseLostException at its end (RELEASE FAIL). */
+        boolean told() {
+            return !interrupts.isEmpty() || (release != null && release.outcome == Outcome.FAIL);
+        }
+
+        String describe() {
+            return "section of worker " + worker() + " with token " + token() + " (grant " + acquire.id + ")";
+        }
+    }
+
+    /** The sections of a history, and what of it could not be placed in one. */
+    record Sections(List<Section> all, List<String> problems) {
+    }
+
+    /**
+     * The loss → interrupt measure over the sections a store lost while they held it, one sample per lost section:
+     * {@code afterNanos}, from the loss to the section's first interrupt, when that came after the loss;
+     * {@code beforeNanos}, how long before the loss it came otherwise (the design's intent: local validity ends before
+     * anyone else can be granted); {@code toldAtTheEnd}, sections never interrupted whose holder got LeaseLostException
+     * when its work returned; {@code neverTold}, sections neither interrupted nor told.
+     */
+    record LossToInterrupt(List<Long> afterNanos, List<Long> beforeNanos, int toldAtTheEnd, int neverTold) {
+
+        int lostSections() {
+            return afterNanos.size() + beforeNanos.size() + toldAtTheEnd + neverTold;
+        }
+    }
+
+    private final boolean throughEngine;
     private final AtomicLong ids = new AtomicLong();
     private final List<Op> ops = new ArrayList<>();
     private final Map<Long, Op> byId = new ConcurrentHashMap<>();
-    private final List<Long> interrupts = new ArrayList<>();
-    private final List<Integer> interruptedWorkers = new ArrayList<>();
+    private final List<Interrupt> interrupts = new ArrayList<>();
+    private final List<StoreLoss> storeLosses = new ArrayList<>();
     private final List<Fault> faults = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
+
+    /** A history of holders that run their sections through the lease engine, which interrupts them on loss. */
+    History() {
+        this(true);
+    }
+
+    private History(boolean throughEngine) {
+        this.throughEngine = throughEngine;
+    }
+
+    /**
+     * A history of holders that call a backend straight, with no engine to interrupt them: the checker's properties of
+     * sections (lost ones told, interrupted ones stopped) do not apply.
+     */
+    static History withoutEngine() {
+        return new History(false);
+    }
+
+    boolean throughEngine() {
+        return throughEngine;
+    }
 
     Op invoke(int worker, Kind kind) {
         return invoke(ids.incrementAndGet(), worker, kind, System.nanoTime());
@@ -100,25 +209,50 @@ final class History {
         op.outcome = outcome;
     }
 
-    /** A holder's work was interrupted (the engine declared its lease lost) at {@code at}. */
+    /** A holder's section was interrupted at {@code at}, the section not said: see {@link Interrupt}. */
     void interrupted(int worker, long at) {
+        interrupted(worker, UNKNOWN_TOKEN, at);
+    }
+
+    /** The section of {@code worker} holding {@code token} was interrupted at {@code at}; see {@link Interrupt}. */
+    void interrupted(int worker, long token, long at) {
         synchronized (interrupts) {
-            interrupts.add(at);
-            interruptedWorkers.add(worker);
+            interrupts.add(new Interrupt(worker, token, at));
         }
     }
 
     /** How many times {@code worker} was interrupted. */
     long interruptsOf(int worker) {
         synchronized (interrupts) {
-            return interruptedWorkers.stream().filter(w -> w == worker).count();
+            return interrupts.stream().filter(i -> i.worker() == worker).count();
         }
     }
 
-    /** A fault that takes the lease from its holder at {@code lossAt} (for a pause: when the holder resumes). */
-    void fault(String what, long lossAt) {
+    /**
+     * Marks the WRITE {@code id} as forced: made on purpose whatever its section's interrupts said (a frozen process
+     * cannot see the loss its engine declares), so the fence, not the holder, must stop it.
+     */
+    void forced(long id) {
+        Op op = byId.get(id);
+        if (op == null || op.kind != Kind.WRITE) {
+            problem("op " + id + " marked as a forced write, which the history knows " + (op == null ? "not at all"
+                    : "as a " + op.kind));
+            return;
+        }
+        op.forced = true;
+    }
+
+    /** See {@link StoreLoss}. */
+    void storeLost(int worker, long token, long at, String what) {
+        synchronized (storeLosses) {
+            storeLosses.add(new StoreLoss(worker, token, at, what));
+        }
+    }
+
+    /** A fault injected at {@code at}; see {@link Fault}. */
+    void fault(String what, long at) {
         synchronized (faults) {
-            faults.add(new Fault(what, lossAt));
+            faults.add(new Fault(what, at));
         }
     }
 
@@ -145,9 +279,15 @@ final class History {
         }
     }
 
-    List<Long> interrupts() {
+    List<Interrupt> interrupts() {
         synchronized (interrupts) {
             return List.copyOf(interrupts);
+        }
+    }
+
+    List<StoreLoss> storeLosses() {
+        synchronized (storeLosses) {
+            return List.copyOf(storeLosses);
         }
     }
 
@@ -158,26 +298,146 @@ final class History {
     }
 
     /**
-     * For each fault, the delay from the loss it caused to the first interrupt of a holder after it, within
-     * {@code window}; faults that interrupted nobody (no one held a lease, or the holder kept it) are left out.
+     * The holders' sections, with their interrupts, writes and store-side loss. A worker runs one section at a time, so
+     * a WRITE, a RELEASE or an interrupt belongs to the worker's last grant (ACQUIRE OK) acknowledged before it, on
+     * the worker's own clock; an interrupt that names a token must name that grant's.
+     *
+     * <p>The store lost a section's grant when the harness recorded a {@link StoreLoss} of it (the earliest counts),
+     * or else at its successor's grant: the ACQUIRE, by another worker, of the next token the store handed out (with
+     * tokens, the smallest above the section's, whatever that acquire's outcome: an acquire that failed after its
+     * grant still took the lease; without tokens, the first ACQUIRE OK acknowledged after the section's own). The
+     * store made that grant somewhere between the acquire's invocation and its completion; the completion is the
+     * time taken, because the invocation can be a whole {@code waitFor} earlier (an ACQUIRE spans the wait), while the
+     * completion trails the grant by one response. So a delay measured from it is short by at most that response, and
+     * an interrupt within one response before it may really have followed the grant. A loss counts only while the
+     * section held the grant: before its normal release (RELEASE OK invoked) if it had one; at any time after it
+     * otherwise, since a section that ended lost is released in the background, which the history does not see: a
+     * successor of such a section is taken as its loss even when the courtesy release freed the name first.
+     *
+     * @param fenced whether grants carry tokens; without them (EFFICIENCY, token 0) the successor goes by time
      */
-    List<Long> lossToInterruptNanos(Duration window) {
-        List<Long> sorted = new ArrayList<>(interrupts());
-        sorted.sort(null);
-        List<Long> delays = new ArrayList<>();
-        for (Fault fault : faults()) {
-            sorted.stream().filter(t -> t - fault.lossAt() >= 0 && t - fault.lossAt() <= window.toNanos()).findFirst()
-                    .ifPresent(t -> delays.add(t - fault.lossAt()));
+    Sections sections(boolean fenced) {
+        List<Op> all = ops();
+        List<String> unplaced = new ArrayList<>();
+        List<Op> grants = all.stream().filter(o -> o.kind == Kind.ACQUIRE && o.ok())
+                .sorted(Comparator.comparingLong(o -> o.completedAt)).toList();
+        Map<Integer, List<Op>> grantsOf = new HashMap<>();
+        grants.forEach(g -> grantsOf.computeIfAbsent(g.worker, w -> new ArrayList<>()).add(g));
+        // With tokens, the store's next grant after token t is the acquire of the smallest token above t.
+        TreeMap<Long, Op> byToken = new TreeMap<>();
+        all.stream().filter(o -> o.kind == Kind.ACQUIRE && o.outcome != Outcome.PENDING && o.token >= 0)
+                .sorted(Comparator.comparingLong(o -> o.completedAt)).forEach(o -> byToken.putIfAbsent(o.token, o));
+        Map<Op, List<Interrupt>> interruptsOf = new HashMap<>();
+        Map<Op, List<Op>> writesOf = new HashMap<>();
+        Map<Op, Op> releaseOf = new HashMap<>();
+        for (Op op : all) {
+            if (op.kind == Kind.ACQUIRE) {
+                continue;
+            }
+            Op grant = sectionAt(grantsOf, op.worker, op.invokedAt);
+            if (grant == null) {
+                continue; // a write outside any section: reconciliation reports a token never granted
+            }
+            if (op.kind == Kind.WRITE) {
+                writesOf.computeIfAbsent(grant, g -> new ArrayList<>()).add(op);
+            }
+            else {
+                releaseOf.putIfAbsent(grant, op);
+            }
         }
-        return delays;
+        for (Interrupt interrupt : interrupts()) {
+            Op grant = sectionAt(grantsOf, interrupt.worker(), interrupt.at());
+            if (grant == null || (interrupt.token() != UNKNOWN_TOKEN && interrupt.token() != grant.token)) {
+                unplaced.add("interrupt of worker " + interrupt.worker() + " with token " + interrupt.token() + " at "
+                        + interrupt.at() + " is in no section of that worker with that token");
+                continue;
+            }
+            interruptsOf.computeIfAbsent(grant, g -> new ArrayList<>()).add(interrupt);
+        }
+        List<StoreLoss> explicit = storeLosses();
+        List<Section> sections = new ArrayList<>();
+        for (int i = 0; i < grants.size(); i++) {
+            Op grant = grants.get(i);
+            Op release = releaseOf.get(grant);
+            Long lostAt = null;
+            String lostBy = null;
+            // Without tokens, the section the loss belongs to goes by time.
+            StoreLoss known = explicit.stream().filter(l -> l.worker() == grant.worker && l.token() == grant.token
+                    && (fenced || sectionAt(grantsOf, l.worker(), l.at()) == grant))
+                    .min(Comparator.comparingLong(StoreLoss::at)).orElse(null);
+            if (known != null) {
+                lostAt = known.at();
+                lostBy = known.what();
+            }
+            else {
+                Map.Entry<Long, Op> next = fenced ? byToken.higherEntry(grant.token) : null;
+                Op successor = fenced ? (next == null ? null : next.getValue())
+                        : (i + 1 < grants.size() ? grants.get(i + 1) : null);
+                if (successor != null && successor.worker != grant.worker) {
+                    lostAt = successor.completedAt;
+                    lostBy = "grant " + successor.id + " of token " + successor.token + " to worker " + successor.worker;
+                }
+            }
+            if (lostAt != null && release != null && release.ok() && release.invokedAt - lostAt <= 0) {
+                lostAt = null; // released normally before: a handover, not a loss
+                lostBy = null;
+            }
+            sections.add(new Section(grant, release, List.copyOf(interruptsOf.getOrDefault(grant, List.of())),
+                    List.copyOf(writesOf.getOrDefault(grant, List.of())), lostAt, lostBy));
+        }
+        return new Sections(List.copyOf(sections), List.copyOf(unplaced));
+    }
+
+    /** The loss → interrupt measure over the judged sections the store lost; see {@link LossToInterrupt}. */
+    LossToInterrupt lossToInterrupt(boolean fenced) {
+        List<Long> after = new ArrayList<>();
+        List<Long> before = new ArrayList<>();
+        int atTheEnd = 0;
+        int never = 0;
+        for (Section section : sections(fenced).all()) {
+            if (section.lostAt() == null || !section.judged()) {
+                continue;
+            }
+            Long interruptedAt = section.interruptedAt();
+            if (interruptedAt != null) {
+                long delay = interruptedAt - section.lostAt();
+                (delay >= 0 ? after : before).add(Math.abs(delay));
+            }
+            else if (section.told()) {
+                atTheEnd++;
+            }
+            else {
+                never++;
+            }
+        }
+        return new LossToInterrupt(List.copyOf(after), List.copyOf(before), atTheEnd, never);
+    }
+
+    /** The grant of {@code worker}'s section open at {@code at}: its last grant acknowledged at or before then. */
+    private static Op sectionAt(Map<Integer, List<Op>> grantsOf, int worker, long at) {
+        List<Op> own = grantsOf.getOrDefault(worker, List.of());
+        int low = 0;
+        int high = own.size() - 1;
+        Op found = null;
+        while (low <= high) {
+            int mid = (low + high) >>> 1;
+            if (own.get(mid).completedAt - at <= 0) {
+                found = own.get(mid);
+                low = mid + 1;
+            }
+            else {
+                high = mid - 1;
+            }
+        }
+        return found;
     }
 
     String toJson() {
         StringBuilder sb = new StringBuilder("{\"faults\": [\n");
         List<Fault> fs = faults();
         for (int i = 0; i < fs.size(); i++) {
-            sb.append("  {\"what\":\"").append(fs.get(i).what().replace("\"", "'")).append("\",\"lossAt\":")
-                    .append(fs.get(i).lossAt()).append(i + 1 < fs.size() ? "},\n" : "}\n");
+            sb.append("  {\"what\":\"").append(fs.get(i).what().replace("\"", "'")).append("\",\"at\":")
+                    .append(fs.get(i).at()).append(i + 1 < fs.size() ? "},\n" : "}\n");
         }
         sb.append("],\n\"problems\": [");
         List<String> ps = problems();
@@ -185,7 +445,20 @@ final class History {
             sb.append(i == 0 ? "\n  \"" : ",\n  \"").append(ps.get(i).replace("\\", "\\\\").replace("\"", "'"))
                     .append('"');
         }
-        sb.append("],\n\"interrupts\": ").append(interrupts()).append(",\n\"ops\": [\n");
+        sb.append("],\n\"interrupts\": [");
+        List<Interrupt> is = interrupts();
+        for (int i = 0; i < is.size(); i++) {
+            sb.append(i == 0 ? "\n  " : ",\n  ").append("{\"worker\":").append(is.get(i).worker()).append(",\"token\":")
+                    .append(is.get(i).token()).append(",\"at\":").append(is.get(i).at()).append('}');
+        }
+        sb.append("],\n\"storeLosses\": [");
+        List<StoreLoss> ls = storeLosses();
+        for (int i = 0; i < ls.size(); i++) {
+            sb.append(i == 0 ? "\n  " : ",\n  ").append("{\"worker\":").append(ls.get(i).worker()).append(",\"token\":")
+                    .append(ls.get(i).token()).append(",\"at\":").append(ls.get(i).at()).append(",\"what\":\"")
+                    .append(ls.get(i).what().replace("\\", "\\\\").replace("\"", "'")).append("\"}");
+        }
+        sb.append("],\n\"ops\": [\n");
         List<Op> all = ops();
         for (int i = 0; i < all.size(); i++) {
             sb.append("  ").append(all.get(i).toJson()).append(i + 1 < all.size() ? ",\n" : "\n");

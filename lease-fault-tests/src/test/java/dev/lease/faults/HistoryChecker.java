@@ -27,7 +27,12 @@ import dev.lease.faults.History.Outcome;
  *       accepted is a <em>stale write accepted</em>;</li>
  *   <li>every acknowledged write is in the table (nothing acknowledged is lost);</li>
  *   <li>with fence at grant only: no write is a <em>stale write accepted after a successor's grant</em> (below);</li>
- *   <li>the history and the table reconcile (below).</li>
+ *   <li>the history and the table reconcile (below);</li>
+ *   <li>every section whose lease the store lost while the section held it was told: interrupted in that section,
+ *       or ended with the lease lost (LeaseLostException, a RELEASE FAIL); never a normal RELEASE OK invoked after
+ *       the loss (below);</li>
+ *   <li>a section stops at its interrupt: no WRITE of it is invoked after its first interrupt, except a forced one,
+ *       which must not be accepted after a successor's write (below).</li>
  * </ol>
  * A fence alone only orders writes, so property 2 says nothing of a stale write that lands after a successor was
  * granted but before it wrote: the table then holds the tokens in order. Such a write is counted on its own: a row
@@ -53,6 +58,30 @@ import dev.lease.faults.History.Outcome;
  * This is necessary, not sufficient: an unjustified refusal proves a missing event or a fence that refuses too much,
  * a justified one proves nothing more. Finally nothing may be left PENDING, and whatever went wrong while the history
  * was recorded ({@link History#problems()}: garbled or truncated event streams, workers still alive) fails the run.
+ *
+ * <p>Sections (properties 6 and 7). A section is one grant of one worker, from its ACQUIRE OK to its RELEASE or its
+ * interrupt; its writes and interrupts are the worker's until its next grant (see {@link History#sections}); an
+ * interrupt that names a token no such section holds fails the run. The store lost a section's grant at the
+ * acknowledgement of its successor's grant (the next token handed out, to another worker), or where the harness
+ * recorded the loss itself ({@link History#storeLost}); a loss counts only while the section held the grant, i.e.
+ * before its RELEASE OK was invoked when it had one. Property 6 fails a lost section that ended with a RELEASE OK
+ * invoked after the loss (interrupted or not: it went on as if it held while the successor did), and one that was
+ * neither interrupted nor ended lost. The engine promises this: its local deadline passes before the store can grant
+ * the lease again, and it checks validity when the work returns. Property 7 fails a WRITE invoked after its section's
+ * first interrupt (the holder saw it and wrote anyway: a section that swallows interrupts), unless the write is
+ * {@linkplain History#forced forced}: the paused-holder scenarios freeze a holder right before its write and make it
+ * write after its loss on purpose, deaf to interrupts, so that the fence is exercised. A forced write may be refused
+ * or accepted (before the successor's first write only a fence at grant can refuse it), but a forced write accepted
+ * although a write with a higher token had already been acknowledged when it was invoked fails the run. Sections that
+ * the history shows neither a RELEASE nor an interrupt of (hand-made histories) are not judged by property 6: the
+ * worker of the suite always records one or the other. Histories {@linkplain History#withoutEngine() without an
+ * engine} (holders that call the backend straight, so no one interrupts them) are not judged by 6 and 7.
+ *
+ * <p>Without tokens (EFFICIENCY: every token is 0), sections are told apart by worker and time, and the successor is
+ * the next grant acknowledged. Property 7 holds as it is: stopping at an interrupt is the section's duty whatever the
+ * backend. Property 6 is counted ({@link History#lossToInterrupt}), not failed: a store without tokens may lose a key
+ * with no sign the holder can see first (a Redis restart without persistence, a failover), so a successor can be
+ * granted while the holder's local validity still runs; EFFICIENCY accepts that rare duplicate.
  */
 final class HistoryChecker {
 
@@ -125,6 +154,7 @@ final class HistoryChecker {
         }
 
         reconcile(ops, table, fenced, fencedAtGrant, problems);
+        checkSections(history, table, fenced, problems);
         problems.addAll(history.problems());
 
         int overlaps = fenced ? 0 : countOverlaps(ops);
@@ -207,6 +237,59 @@ final class HistoryChecker {
                 problems.add("write " + refused.id + " with token " + refused.token + " was refused, but no higher "
                         + "token had reached the fence before" + (fencedAtGrant ? " (by a write or a grant)" : ""));
             }
+        }
+    }
+
+    /** Properties 6 and 7 of the class comment. */
+    private static void checkSections(History history, List<Accepted> table, boolean fenced, List<String> problems) {
+        if (!history.throughEngine()) {
+            return;
+        }
+        History.Sections sections = history.sections(fenced);
+        problems.addAll(sections.problems());
+        for (History.Section section : sections.all()) {
+            Long interruptedAt = section.interruptedAt();
+            if (fenced && section.judged() && section.lostAt() != null) {
+                if (section.releasedNormally()) {
+                    problems.add(section.describe() + " was released normally (RELEASE " + section.release().id
+                            + " OK, invoked at " + section.release().invokedAt + ") after the store had lost it at "
+                            + section.lostAt() + " (" + section.lostBy() + ")" + (interruptedAt == null
+                                    ? ", never interrupted" : ", although interrupted at " + interruptedAt));
+                }
+                else if (!section.told()) {
+                    problems.add(section.describe() + " was lost at the store at " + section.lostAt() + " ("
+                            + section.lostBy() + ") while it held the lease, and was never interrupted nor told");
+                }
+            }
+            if (interruptedAt == null) {
+                continue;
+            }
+            for (Op write : section.writes()) {
+                if (!write.forced && write.invokedAt - interruptedAt > 0) {
+                    problems.add("write " + write.id + " of the " + section.describe() + " was invoked at "
+                            + write.invokedAt + ", after its section was interrupted at " + interruptedAt
+                            + ": the section went on after its interrupt");
+                }
+            }
+        }
+        if (fenced) {
+            forcedWritesAfterASuccessorsWrite(history.ops(), table, problems);
+        }
+    }
+
+    /** A forced stale write may land before the successor's first write, never after it: the fence must refuse it. */
+    private static void forcedWritesAfterASuccessorsWrite(List<Op> ops, List<Accepted> table, List<String> problems) {
+        Set<Long> inTable = new HashSet<>();
+        table.forEach(row -> inTable.add(row.writeId()));
+        for (Op forced : ops) {
+            if (forced.kind != Kind.WRITE || !forced.forced || !(forced.ok() || inTable.contains(forced.id))) {
+                continue;
+            }
+            ops.stream().filter(o -> o.kind == Kind.WRITE && o.ok() && o.token > forced.token
+                    && o.completedAt - forced.invokedAt < 0).findFirst().ifPresent(successor -> problems.add(
+                            "forced write " + forced.id + " with token " + forced.token + " was accepted, although write "
+                                    + successor.id + " with token " + successor.token + " had been acknowledged before"
+                                    + " it was invoked"));
         }
     }
 

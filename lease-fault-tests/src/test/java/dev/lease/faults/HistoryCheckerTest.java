@@ -254,4 +254,212 @@ class HistoryCheckerTest {
         assertThatThrownBy(() -> HistoryChecker.assertSafe(verdict, history)).isInstanceOf(AssertionError.class)
                 .hasMessageContaining("still alive after the join");
     }
+    /**
+     * Worker 0 holds token 1 from 110; worker 1 is granted token 2 at 200 (acknowledged then), so the store lost worker
+     * 0's grant at 200 while its section still held it. Each case below ends worker 0's section another way.
+     */
+    private static History lostAt200() {
+        History history = new History();
+        op(history, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        op(history, 2, 1, Kind.ACQUIRE, 120, 200, Outcome.OK, 2);
+        op(history, 3, 1, Kind.WRITE, 210, 220, Outcome.OK, 2);
+        op(history, 4, 1, Kind.RELEASE, 230, 240, Outcome.OK, 2);
+        return history;
+    }
+
+    private static final List<HistoryChecker.Accepted> SUCCESSOR_WROTE = List.of(row(1, 2, 3));
+
+    @Test
+    void aLostSectionInterruptedAfterTheLossPassesAndIsOneSample() {
+        History history = lostAt200();
+        history.interrupted(0, 1, 250);
+        assertThat(HistoryChecker.check("interrupted-after", history, SUCCESSOR_WROTE, true).problems()).isEmpty();
+        History.LossToInterrupt measure = history.lossToInterrupt(true);
+        assertThat(measure.afterNanos()).containsExactly(50L);
+        assertThat(measure.lostSections()).isEqualTo(1);
+    }
+
+    @Test
+    void anInterruptBeforeTheStoreLostTheGrantIsCountedApartNotDropped() {
+        History history = lostAt200();
+        history.interrupted(0, 1, 150);
+        assertThat(HistoryChecker.check("interrupted-before", history, SUCCESSOR_WROTE, true).problems()).isEmpty();
+        History.LossToInterrupt measure = history.lossToInterrupt(true);
+        assertThat(measure.afterNanos()).isEmpty();
+        assertThat(measure.beforeNanos()).as("how long before the loss").containsExactly(50L);
+    }
+
+    @Test
+    void aLostSectionReleasedNormallyAfterTheLossFails() {
+        History history = lostAt200();
+        op(history, 5, 0, Kind.RELEASE, 260, 270, Outcome.OK, 1);
+        assertThat(HistoryChecker.check("released-after-the-loss", history, SUCCESSOR_WROTE, true).problems())
+                .containsExactly("section of worker 0 with token 1 (grant 1) was released normally (RELEASE 5 OK,"
+                        + " invoked at 260) after the store had lost it at 200 (grant 2 of token 2 to worker 1), never"
+                        + " interrupted");
+        assertThat(history.lossToInterrupt(true).neverTold()).isEqualTo(1);
+    }
+
+    @Test
+    void aLostSectionNeitherInterruptedNorToldFails() {
+        History history = lostAt200();
+        op(history, 5, 0, Kind.RELEASE, 190, 270, Outcome.UNKNOWN, 1);
+        assertThat(HistoryChecker.check("never-told", history, SUCCESSOR_WROTE, true).problems())
+                .containsExactly("section of worker 0 with token 1 (grant 1) was lost at the store at 200 (grant 2 of"
+                        + " token 2 to worker 1) while it held the lease, and was never interrupted nor told");
+    }
+
+    @Test
+    void aLostSectionToldByLeaseLostExceptionAtItsEndPassesAndIsCountedApart() {
+        History history = lostAt200();
+        op(history, 5, 0, Kind.RELEASE, 260, 270, Outcome.FAIL, 1);
+        assertThat(HistoryChecker.check("told-at-the-end", history, SUCCESSOR_WROTE, true).problems()).isEmpty();
+        History.LossToInterrupt measure = history.lossToInterrupt(true);
+        assertThat(measure.toldAtTheEnd()).isEqualTo(1);
+        assertThat(measure.afterNanos()).isEmpty();
+    }
+
+    @Test
+    void aSectionReleasedBeforeTheSuccessorsGrantWasNotLost() {
+        History history = new History();
+        op(history, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        op(history, 2, 1, Kind.ACQUIRE, 120, 200, Outcome.OK, 2);
+        op(history, 3, 0, Kind.RELEASE, 150, 160, Outcome.OK, 1);
+        assertThat(HistoryChecker.check("handover", history, List.of(), true).problems()).isEmpty();
+        assertThat(history.lossToInterrupt(true).lostSections()).isZero();
+    }
+
+    @Test
+    void anInterruptCountsOnlyForTheSectionItInterrupted() {
+        // Worker 0 loses token 1 to worker 1 (interrupted), then worker 1 loses token 2 to worker 2 and is never
+        // told: worker 0's interrupt must not be credited to it, nor reused for the second loss.
+        History history = new History();
+        op(history, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        history.interrupted(0, 1, 180);
+        op(history, 2, 1, Kind.ACQUIRE, 120, 200, Outcome.OK, 2);
+        op(history, 3, 2, Kind.ACQUIRE, 210, 300, Outcome.OK, 3);
+        op(history, 4, 1, Kind.RELEASE, 310, 320, Outcome.OK, 2);
+        History.LossToInterrupt measure = history.lossToInterrupt(true);
+        assertThat(measure.beforeNanos()).containsExactly(20L);
+        assertThat(measure.afterNanos()).isEmpty();
+        assertThat(measure.neverTold()).isEqualTo(1);
+        assertThat(HistoryChecker.check("one-interrupt-one-section", history, List.of(), true).problems())
+                .containsExactly("section of worker 1 with token 2 (grant 2) was released normally (RELEASE 4 OK,"
+                        + " invoked at 310) after the store had lost it at 300 (grant 3 of token 3 to worker 2), never"
+                        + " interrupted");
+    }
+
+    @Test
+    void aLossTheHarnessSawAtTheStoreIsTakenBeforeTheSuccessorsGrant() {
+        History history = lostAt200();
+        history.storeLost(0, 1, 170, "session expired");
+        history.interrupted(0, 1, 150);
+        assertThat(history.lossToInterrupt(true).beforeNanos()).as("measured from the expiry at 170").containsExactly(
+                20L);
+    }
+
+    @Test
+    void anInterruptNamingATokenItsWorkerDidNotHoldFails() {
+        History history = lostAt200();
+        history.interrupted(0, 7, 150);
+        assertThat(HistoryChecker.check("misplaced-interrupt", history, SUCCESSOR_WROTE, true).problems())
+                .containsExactly("interrupt of worker 0 with token 7 at 150 is in no section of that worker with that"
+                        + " token");
+    }
+
+    /**
+     * A section that swallows its interrupt: worker 0 is interrupted at 150 (before the store lost its grant) and
+     * writes anyway at 160, then lets the engine report the loss. The fence and the table see nothing wrong: token 1
+     * lands before token 2. Only the section property catches it.
+     */
+    private static History swallowedInterrupt() {
+        History history = new History();
+        op(history, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        history.interrupted(0, 1, 150);
+        op(history, 2, 0, Kind.WRITE, 160, 170, Outcome.OK, 1);
+        op(history, 3, 0, Kind.RELEASE, 180, 190, Outcome.FAIL, 1);
+        op(history, 4, 1, Kind.ACQUIRE, 120, 200, Outcome.OK, 2);
+        op(history, 5, 1, Kind.WRITE, 210, 220, Outcome.OK, 2);
+        return history;
+    }
+
+    @Test
+    void aSectionThatSwallowsItsInterruptAndWritesAnywayFails() {
+        History history = swallowedInterrupt();
+        List<HistoryChecker.Accepted> table = List.of(row(1, 1, 2), row(2, 2, 5));
+        HistoryChecker.Verdict verdict = HistoryChecker.check("swallowed-interrupt", history, table, true);
+        assertThat(verdict.staleWritesAccepted()).as("invisible to the fence").isZero();
+        assertThat(verdict.problems()).containsExactly("write 2 of the section of worker 0 with token 1 (grant 1) was"
+                + " invoked at 160, after its section was interrupted at 150: the section went on after its interrupt");
+
+        // Without tokens the section goes by worker and time, and the property holds the same.
+        History efficiency = new History();
+        op(efficiency, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 0);
+        efficiency.interrupted(0, 0, 150);
+        op(efficiency, 2, 0, Kind.WRITE, 160, 170, Outcome.OK, 0);
+        assertThat(HistoryChecker.check("swallowed-interrupt-efficiency", efficiency, List.of(row(1, 0, 2)), false)
+                .problems()).containsExactly("write 2 of the section of worker 0 with token 0 (grant 1) was invoked at"
+                        + " 160, after its section was interrupted at 150: the section went on after its interrupt");
+    }
+
+    @Test
+    void aWriteInvokedBeforeTheInterruptIsNoSwallowedInterrupt() {
+        History clean = new History();
+        op(clean, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        op(clean, 2, 0, Kind.WRITE, 160, 170, Outcome.OK, 1);
+        clean.interrupted(0, 1, 175); // the flag found set right after the write: the write came first
+        op(clean, 3, 1, Kind.ACQUIRE, 120, 200, Outcome.OK, 2);
+        op(clean, 4, 1, Kind.WRITE, 210, 220, Outcome.OK, 2);
+        assertThat(HistoryChecker.check("interrupted-during-the-write", clean, List.of(row(1, 1, 2), row(2, 2, 4)),
+                true).problems()).isEmpty();
+    }
+
+    @Test
+    void aForcedStaleWriteAfterTheInterruptIsExemptButMustNotBeAcceptedAfterASuccessorsWrite() {
+        History refused = swallowedInterrupt();
+        op(refused, 6, 0, Kind.WRITE, 230, 240, Outcome.FAIL, 1);
+        refused.forced(6);
+        List<HistoryChecker.Accepted> table = List.of(row(1, 1, 2), row(2, 2, 5));
+        assertThat(HistoryChecker.check("forced-refused", refused, table, true).problems())
+                .as("the forced write 6 is exempt; the unforced write 2 still fails").containsExactly("write 2 of the"
+                        + " section of worker 0 with token 1 (grant 1) was invoked at 160, after its section was"
+                        + " interrupted at 150: the section went on after its interrupt");
+
+        History accepted = new History();
+        op(accepted, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        accepted.interrupted(0, 1, 150);
+        op(accepted, 2, 1, Kind.ACQUIRE, 120, 200, Outcome.OK, 2);
+        op(accepted, 3, 1, Kind.WRITE, 210, 220, Outcome.OK, 2);
+        op(accepted, 4, 0, Kind.WRITE, 230, 240, Outcome.OK, 1);
+        accepted.forced(4);
+        // A broken fence took it after token 2; the property names the forced write besides the stale row.
+        assertThat(HistoryChecker.check("forced-accepted", accepted, List.of(row(1, 2, 3), row(2, 1, 4)), true)
+                .problems()).contains("forced write 4 with token 1 was accepted, although write 3 with token 2 had been"
+                        + " acknowledged before it was invoked");
+    }
+
+    @Test
+    void withoutTokensALostSectionNeverToldIsCountedNotFailed() {
+        History history = new History();
+        op(history, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 0);
+        op(history, 2, 1, Kind.ACQUIRE, 120, 200, Outcome.OK, 0);
+        op(history, 3, 0, Kind.RELEASE, 260, 270, Outcome.OK, 0);
+        op(history, 4, 1, Kind.RELEASE, 280, 290, Outcome.OK, 0);
+        assertThat(HistoryChecker.check("efficiency-overlap", history, List.of(), false).problems()).isEmpty();
+        assertThat(history.lossToInterrupt(false).neverTold()).isEqualTo(1);
+    }
+
+    @Test
+    void holdersWithoutAnEngineAreNotJudgedBySections() {
+        History history = History.withoutEngine();
+        op(history, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        op(history, 2, 1, Kind.ACQUIRE, 120, 200, Outcome.OK, 2);
+        op(history, 3, 0, Kind.RELEASE, 260, 270, Outcome.OK, 1);
+        assertThat(HistoryChecker.check("no-engine", history, List.of(), true).problems()).isEmpty();
+        History engine = new History();
+        op(engine, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        op(engine, 2, 1, Kind.ACQUIRE, 120, 200, Outcome.OK, 2);
+        op(engine, 3, 0, Kind.RELEASE, 260, 270, Outcome.OK, 1);
+        assertThat(HistoryChecker.check("engine", engine, List.of(), true).problems()).hasSize(1);
+    }
 }

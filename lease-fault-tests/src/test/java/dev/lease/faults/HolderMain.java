@@ -126,13 +126,15 @@ public final class HolderMain {
      * prints {@code WRITE_READY <token>}, then waits for {@code go} deaf to interrupts (a stopped process cannot see
      * the loss its engine declares), and writes right after without looking at the interrupt flag. Interrupts that
      * arrived meanwhile are reported as {@code INT} lines, and {@code WRITE_GO <interrupted>} says whether there were
-     * any. Later writes pass straight through.
+     * any. The write is marked forced ({@code FORCED <id>}), so the history checks that the fence refused it rather
+     * than fail the section for writing after its interrupt. Later writes pass straight through.
      */
     static final class PausedWrite implements LeaseWorker.BeforeWrite {
 
         private final PrintStream out;
         private final CountDownLatch go = new CountDownLatch(1);
         private boolean armed;
+        private boolean forcing;
 
         PausedWrite(PrintStream out, boolean armed) {
             this.out = out;
@@ -145,6 +147,7 @@ public final class HolderMain {
                 return;
             }
             armed = false;
+            forcing = true;
             out.println(PREFIX + "WRITE_READY " + token);
             boolean interrupted = false;
             while (true) {
@@ -153,16 +156,24 @@ public final class HolderMain {
                     break;
                 }
                 catch (InterruptedException ex) {
-                    out.println(PREFIX + "INT " + System.nanoTime());
+                    out.println(PREFIX + "INT " + System.nanoTime() + " " + token);
                     interrupted = true;
                 }
             }
             // An interrupt racing with "go" is swallowed too: the frozen write must happen whatever the engine says.
             if (Thread.interrupted()) {
-                out.println(PREFIX + "INT " + System.nanoTime());
+                out.println(PREFIX + "INT " + System.nanoTime() + " " + token);
                 interrupted = true;
             }
             out.println(PREFIX + "WRITE_GO " + interrupted);
+        }
+
+        /** The frozen write is forced: it goes ahead after the interrupts it swallowed. */
+        @Override
+        public boolean forcesWrite() {
+            boolean forced = forcing;
+            forcing = false;
+            return forced;
         }
 
         void go() {
@@ -186,6 +197,16 @@ public final class HolderMain {
             @Override
             public void interrupted(long at) {
                 out.println(PREFIX + "INT " + at);
+            }
+
+            @Override
+            public void interrupted(long token, long at) {
+                out.println(PREFIX + "INT " + at + " " + token);
+            }
+
+            @Override
+            public void forced(long id) {
+                out.println(PREFIX + "FORCED " + id);
             }
         };
     }

@@ -32,6 +32,15 @@ final class LeaseWorker implements Runnable {
 
         /** @throws InterruptedException the engine declared the lease lost meanwhile */
         void beforeWrite(long token) throws InterruptedException;
+
+        /**
+         * Whether the write that follows is forced: made on purpose even if the section was interrupted (a frozen
+         * process cannot see its loss), so the history does not take it for a section that ignored its interrupt.
+         * Asked once per write, right after {@link #beforeWrite}.
+         */
+        default boolean forcesWrite() {
+            return false;
+        }
     }
 
     /**
@@ -143,10 +152,15 @@ final class LeaseWorker implements Runnable {
                 try {
                     Thread.sleep(random.nextInt((int) config.maxHold().toMillis() + 1));
                     beforeWrite.beforeWrite(token[0]);
-                    write(lease.name(), token[0]);
+                    boolean interruptedWriting = write(lease.name(), token[0], beforeWrite.forcesWrite());
+                    if (interruptedWriting || Thread.currentThread().isInterrupted()) {
+                        // A write does not stop halfway for an interrupt: one that came during it (or since the
+                        // sleep) shows now. The flag stays for the engine, which turns it into LeaseLostException.
+                        sink.interrupted(token[0], System.nanoTime());
+                    }
                 }
                 catch (InterruptedException ex) {
-                    sink.interrupted(System.nanoTime());
+                    sink.interrupted(token[0], System.nanoTime());
                     throw ex;
                 }
                 finally {
@@ -184,18 +198,35 @@ final class LeaseWorker implements Runnable {
         }
     }
 
-    private void write(String lease, long token) {
+    /** Writes with {@code token}; true when the write failed because the thread was interrupted. */
+    private boolean write(String lease, long token, boolean forced) {
         long write = nextId();
         sink.invoke(write, Kind.WRITE, System.nanoTime());
+        if (forced) {
+            sink.forced(write);
+        }
         try {
             boolean accepted = ledger.write(lease, token, write);
             sink.complete(write, Kind.WRITE, accepted ? Outcome.OK : Outcome.FAIL, token, System.nanoTime(),
                     accepted ? null : "stale token refused by the fence");
+            return false;
         }
         catch (RuntimeException ex) {
             // The commit may or may not have happened: the checker looks for it in the table either way.
             sink.complete(write, Kind.WRITE, Outcome.UNKNOWN, token, System.nanoTime(), ex.toString());
+            return causedByInterrupt(ex);
         }
+    }
+
+    /** A driver may turn an interrupt into its own exception and clear the flag. */
+    private static boolean causedByInterrupt(Throwable ex) {
+        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+            if (cause instanceof InterruptedException || cause instanceof java.io.InterruptedIOException
+                    || cause instanceof java.nio.channels.ClosedByInterruptException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private long nextId() {
