@@ -18,7 +18,8 @@ public final class MutantEngines {
      * backend's word (a refused or failed renewal, a session loss) does. Waiting for a busy lease still runs on the
      * real monotonic clock.
      */
-    public static LeaseEngine withoutLocalDeadline(BackendRouter router, LeaseDefaults defaults, GrantFence grantFence) {
+    public static LeaseEngine withoutLocalDeadline(BackendRouter router, LeaseDefaults defaults,
+            GrantFence grantFence) {
         return new LeaseEngine(router, defaults, grantFence, System::nanoTime, () -> 0L);
     }
 }

@@ -130,7 +130,8 @@ final class ChildHolder implements AutoCloseable {
     long nextWriteReady() throws InterruptedException {
         Long token = events.writeReadies.poll(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS);
         if (token == null) {
-            throw new IllegalStateException("child holder " + name + " never got to its frozen write; see " + logFile());
+            throw new IllegalStateException("child holder " + name + " never got to its frozen write; see "
+                    + logFile());
         }
         return token;
     }

@@ -117,7 +117,8 @@ final class FaultDetection {
         md.append('\n');
         rows.forEach((scenario, cells) -> {
             md.append("| ").append(scenario).append(" | ").append(kinds.get(scenario)).append(" |");
-            mutants.forEach(m -> md.append(' ').append(cells.containsKey(m) ? cells.get(m).markdown() : "").append(" |"));
+            mutants.forEach(m -> md.append(' ').append(cells.containsKey(m) ? cells.get(m).markdown() : "")
+                    .append(" |"));
             md.append('\n');
         });
         md.append("| time of the mutant runs (s) | |");

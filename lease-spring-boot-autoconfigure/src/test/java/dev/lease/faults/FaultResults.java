@@ -30,7 +30,8 @@ final class FaultResults {
         String markdown() {
             return "| " + scenario + " | " + backend + " | " + kind + " | " + cycles + " | " + faults + " | "
                     + writesAccepted + " | " + writesRejected + " | " + writesUnknown + " | " + staleWritesAccepted
-                    + " | " + staleWritesRefusedAfterWrite + " | " + staleWritesAfterGrant + " | " + overlaps + " | " + percentile(0.50) + " / "
+                    + " | " + staleWritesRefusedAfterWrite + " | " + staleWritesAfterGrant + " | " + overlaps
+                    + " | " + percentile(0.50) + " / "
                     + percentile(0.99) + " (n=" + lossToInterruptNanos.size() + ") | "
                     + String.format(java.util.Locale.ROOT, "%.1f", seconds) + " |";
         }

@@ -218,7 +218,8 @@ final class HistoryChecker {
     static int staleWritesRefusedAfterWrite(History history) {
         List<Op> writes = history.ops().stream().filter(o -> o.kind == Kind.WRITE).toList();
         return (int) writes.stream().filter(w -> w.outcome == Outcome.FAIL)
-                .filter(w -> writes.stream().anyMatch(v -> v.ok() && v.token > w.token && v.completedAt - w.invokedAt < 0))
+                .filter(w -> writes.stream()
+                        .anyMatch(v -> v.ok() && v.token > w.token && v.completedAt - w.invokedAt < 0))
                 .count();
     }
 

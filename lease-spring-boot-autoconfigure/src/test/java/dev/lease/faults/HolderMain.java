@@ -27,7 +27,8 @@ import dev.lease.zookeeper.ZooKeeperLeaseBackend;
  * A lease holder in a JVM of its own, so that it can be paused for real ({@code kill -STOP}) or run under a fake
  * wall clock: a real {@link LeaseEngine} over a ZooKeeper or JDBC backend running one {@link LeaseWorker}. Events go
  * to stdout as lines starting with {@value #PREFIX} (anything else on stdout is logging); stdin takes
- * {@code stop}, {@code clock}, {@code go} and {@code arm}. Started by {@link ChildHolder}; arguments are {@code key=value};
+ * {@code stop}, {@code clock}, {@code go} and {@code arm}. Started by {@link ChildHolder}; arguments are
+ * {@code key=value};
  * with {@code pause-before-write=true} the first write waits for {@code go} (see {@link PausedWrite}); with
  * {@code fence-at-grant=true} every grant advances the ledger's fence before the work runs.
  */

@@ -149,8 +149,9 @@ class JdbcFaultScenariosTest {
             List<LeaseWorker> workers = List.of(run.worker(1, one, config(lease, TTL, 2)),
                     run.worker(2, two, config(lease, TTL, 2)));
             StaleWrites.pausedAcross(run, child, workers, "pg_terminate_backend of every holder connection", () -> {
-                new JdbcTemplate(postgres.getPostgresDatabase()).queryForObject("SELECT count(pg_terminate_backend(pid))"
-                        + " FROM pg_stat_activity WHERE application_name = ?", Integer.class, HOLDERS);
+                new JdbcTemplate(postgres.getPostgresDatabase()).queryForObject(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ?",
+                        Integer.class, HOLDERS);
                 return StaleWrites.Undo.NOTHING;
             });
             for (int round = 0; round < Soak.rounds(2); round++) {
