@@ -44,7 +44,8 @@ final class FaultRun implements AutoCloseable {
      *        after a successor's grant fails the run instead of being reported
      */
     FaultRun(String scenario, String backend, LeaseKind kind, Ledger ledger, boolean fencedAtGrant) {
-        this.scenario = scenario;
+        this.scenario = scenario + Mutant.suffix();
+        MutantRuns.started(scenario, kind);
         this.backend = backend;
         this.kind = kind;
         this.ledger = ledger;
@@ -69,7 +70,7 @@ final class FaultRun implements AutoCloseable {
 
     /** Starts a child JVM holder; see {@link HolderMain} for {@code args}. */
     ChildHolder child(int id, Map<String, String> args, Map<String, String> env) throws Exception {
-        ChildHolder child = ChildHolder.start(scenario + "-child-" + id, id, history, args, env);
+        ChildHolder child = ChildHolder.start(scenario + "-child-" + id, id, history, Mutant.childArgs(args), env);
         children.add(child);
         return child;
     }
@@ -123,7 +124,8 @@ final class FaultRun implements AutoCloseable {
                 verdict.writesAccepted(), verdict.writesRejected(), verdict.writesUnknown(), verdict.staleWritesAccepted(),
                 fenced ? Integer.toString(verdict.staleWritesAfterGrant()) : "–",
                 fenced ? "–" : Integer.toString(verdict.overlaps()), lossToInterrupt,
-                Duration.ofNanos(System.nanoTime() - startedAt).toMillis() / 1000.0));
+                Duration.ofNanos(System.nanoTime() - startedAt).toMillis() / 1000.0,
+                fenced ? Integer.toString(HistoryChecker.staleWritesRefusedAfterWrite(history)) : "–"));
         log.info(scenario + ": " + verdict);
         Path dump = Path.of("target", "fault-histories", scenario + ".json");
         Files.createDirectories(dump.getParent());

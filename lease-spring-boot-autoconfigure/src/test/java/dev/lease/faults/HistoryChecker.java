@@ -43,6 +43,10 @@ import dev.lease.faults.History.Outcome;
  * fence at grant the engine commits the fence before it hands the lease over, so every such row is a failure;
  * without it the number is information (the window the fence leaves open), not a failure.
  * For EFFICIENCY leases (no tokens) only overlaps of holders are counted, as information.
+ * The other order is counted too ({@link #staleWritesRefusedAfterWrite}): a <em>stale write after a successor's
+ * write</em> is a write the fence refused that was <em>invoked</em> after a write with a higher token had been
+ * acknowledged (its WRITE completed OK). Every fence must refuse it, and it proves the fence compared: such a write
+ * accepted is a stale write accepted (property 2).
  *
  * <p>Reconciliation: the properties above are only as good as the history, so the check also fails when the history
  * and the table disagree or the history is incomplete. Every row of the table must be the write of a known WRITE op
@@ -291,6 +295,15 @@ final class HistoryChecker {
                                     + successor.id + " with token " + successor.token + " had been acknowledged before"
                                     + " it was invoked"));
         }
+    }
+
+    /** Refused writes invoked after a write with a higher token was acknowledged; see the class comment. */
+    static int staleWritesRefusedAfterWrite(History history) {
+        List<Op> writes = history.ops().stream().filter(o -> o.kind == Kind.WRITE).toList();
+        return (int) writes.stream().filter(w -> w.outcome == Outcome.FAIL)
+                .filter(w -> writes.stream()
+                        .anyMatch(v -> v.ok() && v.token > w.token && v.completedAt - w.invokedAt < 0))
+                .count();
     }
 
     /** Rows of the table invoked after a grant of a higher token was acknowledged, described; see the class comment. */

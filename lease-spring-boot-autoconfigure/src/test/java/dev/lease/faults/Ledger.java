@@ -37,7 +37,7 @@ final class Ledger {
         this.jdbc = new JdbcTemplate(dataSource);
         this.tx = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         this.fence = new JdbcFence(jdbc);
-        this.check = check;
+        this.check = Mutant.ledgerCheck(check);
         this.resource = resource;
         if (reset) {
             fence.createSchema();

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -33,6 +34,7 @@ import redis.embedded.RedisServer;
  * fencing token, so nothing stops a second holder: the suite counts the overlaps instead of failing, and still
  * checks that no acknowledged write is lost.
  */
+@ExtendWith(MutantRuns.class)
 class RedisFaultScenariosTest {
 
     private static final Duration TTL = seconds(2);
