@@ -222,6 +222,18 @@ final class History {
     }
 
     /** How many times {@code worker} was interrupted. */
+    /**
+     * How many sections of {@code worker} with a token above {@code above} were interrupted: a section can report
+     * several interrupts (one in its sleep, one found after its write), and they arrive from a child JVM's stream
+     * some time after the fact, so counting interrupt events would race with the stream.
+     */
+    long interruptedSectionsOf(int worker, long above) {
+        synchronized (interrupts) {
+            return interrupts.stream().filter(i -> i.worker() == worker && i.token() > above).map(Interrupt::token)
+                    .distinct().count();
+        }
+    }
+
     long interruptsOf(int worker) {
         synchronized (interrupts) {
             return interrupts.stream().filter(i -> i.worker() == worker).count();

@@ -196,11 +196,11 @@ class JdbcFaultScenariosTest {
             child.awaitWriteReady();
             LeaseWorker rival = run.worker(2, local, config(lease, ttl, 4));
             // As on ZooKeeper: the stale write first, then jumps that must not cost the holder another lease.
-            StaleWrites.pausedAcross(run, child, List.of(rival), "nothing else", () -> StaleWrites.Undo.NOTHING);
-            long lostBefore = run.history.interruptsOf(child.worker());
+            long stale = StaleWrites.pausedAcross(run, child, List.of(rival), "nothing else",
+                    () -> StaleWrites.Undo.NOTHING);
             ClockJumps.jump(run, child, offset, Soak.rounds(1));
             run.finish();
-            assertThat(run.history.interruptsOf(child.worker()) - lostBefore).as("leases the jumping holder lost")
+            assertThat(run.history.interruptedSectionsOf(child.worker(), stale)).as("leases the jumping holder lost")
                     .isZero();
         }
         finally {

@@ -153,7 +153,7 @@ final class StaleWrites {
      * wrote with a newer token the fault is undone and the child resumes and writes with its old token: the fence
      * must refuse it. {@code rivals} stand by until the child holds.
      */
-    static void pausedAcross(FaultRun run, ChildHolder child, List<LeaseWorker> rivals, String what, Strike strike)
+    static long pausedAcross(FaultRun run, ChildHolder child, List<LeaseWorker> rivals, String what, Strike strike)
             throws Exception {
         long token;
         rivals.forEach(rival -> rival.standBy(true));
@@ -174,6 +174,7 @@ final class StaleWrites {
         child.resume();
         child.go();
         assertRefused(run, child.worker(), token);
+        return token;
     }
 
     /**

@@ -190,11 +190,11 @@ class ZooKeeperFaultScenariosTest {
             LeaseWorker rival = run.worker(2, local.engine(), config(lease, session, 4));
             // The stale write the fence exists for, from the holder whose clock will jump; its loss comes before the
             // jumps, which must not cost it another lease.
-            StaleWrites.pausedAcross(run, child, List.of(rival), "nothing else", () -> StaleWrites.Undo.NOTHING);
-            long lostBefore = run.history.interruptsOf(child.worker());
+            long stale = StaleWrites.pausedAcross(run, child, List.of(rival), "nothing else",
+                    () -> StaleWrites.Undo.NOTHING);
             ClockJumps.jump(run, child, offset, Soak.rounds(1));
             run.finish();
-            assertThat(run.history.interruptsOf(child.worker()) - lostBefore).as("leases the jumping holder lost")
+            assertThat(run.history.interruptedSectionsOf(child.worker(), stale)).as("leases the jumping holder lost")
                     .isZero();
         }
         finally {
