@@ -62,6 +62,7 @@ final class History {
     private final List<Integer> interruptedWorkers = new ArrayList<>();
     private final List<Fault> faults = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
+    private final Map<String, String> attributes = new java.util.TreeMap<>();
 
     Op invoke(int worker, Kind kind) {
         return invoke(ids.incrementAndGet(), worker, kind, System.nanoTime());
@@ -133,6 +134,22 @@ final class History {
         }
     }
 
+    /** Something a reader of the history needs to know about the run, such as the seed that replays it. */
+    void attribute(String key, String value) {
+        synchronized (attributes) {
+            attributes.put(key, value);
+        }
+    }
+
+    private String attributesJson() {
+        StringBuilder sb = new StringBuilder();
+        synchronized (attributes) {
+            attributes.forEach((k, v) -> sb.append('"').append(k.replace("\"", "'")).append("\": \"")
+                    .append(v.replace("\\", "\\\\").replace("\"", "'")).append("\",\n"));
+        }
+        return sb.toString();
+    }
+
     List<String> problems() {
         synchronized (problems) {
             return List.copyOf(problems);
@@ -173,7 +190,7 @@ final class History {
     }
 
     String toJson() {
-        StringBuilder sb = new StringBuilder("{\"faults\": [\n");
+        StringBuilder sb = new StringBuilder("{").append(attributesJson()).append("\"faults\": [\n");
         List<Fault> fs = faults();
         for (int i = 0; i < fs.size(); i++) {
             sb.append("  {\"what\":\"").append(fs.get(i).what().replace("\"", "'")).append("\",\"lossAt\":")

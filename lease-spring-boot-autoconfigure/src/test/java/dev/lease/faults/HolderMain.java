@@ -32,7 +32,8 @@ import dev.lease.zookeeper.ZooKeeperLeaseBackend;
  * to stdout as lines starting with {@value #PREFIX} (anything else on stdout is logging); stdin takes
  * {@code stop}, {@code clock} and {@code go}. Started by {@link ChildHolder}; arguments are {@code key=value};
  * with {@code pause-before-write=true} the first write waits for {@code go} (see {@link PausedWrite}); with
- * {@code fence-at-grant=true} every grant advances the ledger's fence before the work runs.
+ * {@code fence-at-grant=true} every grant advances the ledger's fence before the work runs; {@code long-hold-*}, see
+ * {@link LongHolds}.
  */
 public final class HolderMain {
 
@@ -81,7 +82,7 @@ public final class HolderMain {
                 fenceAtGrant ? ledger.fence() : null)) {
             PausedWrite gate = new PausedWrite(out, Boolean.parseBoolean(conf.get("pause-before-write")));
             LeaseWorker worker = new LeaseWorker(Integer.parseInt(conf.get("worker")), engine, ledger, config,
-                    printing(out), gate);
+                    printing(out), LongHolds.of(conf).then(gate));
             Thread control = new Thread(() -> control(worker, gate, out), "holder-control");
             control.setDaemon(true);
             control.start();
