@@ -116,6 +116,19 @@ final class History {
         }
     }
 
+    /** When {@code worker} was interrupted, in the order recorded. */
+    List<Long> interruptTimesOf(int worker) {
+        synchronized (interrupts) {
+            List<Long> times = new ArrayList<>();
+            for (int i = 0; i < interrupts.size(); i++) {
+                if (interruptedWorkers.get(i) == worker) {
+                    times.add(interrupts.get(i));
+                }
+            }
+            return times;
+        }
+    }
+
     /** A fault that takes the lease from its holder at {@code lossAt} (for a pause: when the holder resumes). */
     void fault(String what, long lossAt) {
         synchronized (faults) {

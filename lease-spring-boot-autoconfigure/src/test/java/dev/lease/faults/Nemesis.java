@@ -4,14 +4,18 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+
+import dev.lease.testing.TestTiming;
 
 /**
  * A fault injector that knows nothing of the workload: a background thread that, on seeded random timers, switches
@@ -39,6 +43,19 @@ final class Nemesis implements AutoCloseable {
         };
 
         void off() throws Exception;
+
+        /** {@code off}, with what the fault did when it chose among several (recorded instead of its name). */
+        static Off described(String what, Off off) {
+            return new Described(what, off);
+        }
+    }
+
+    private record Described(String what, Off then) implements Off {
+
+        @Override
+        public void off() throws Exception {
+            then.off();
+        }
     }
 
     /**
@@ -62,7 +79,7 @@ final class Nemesis implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
-    private final java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);
+    private final CountDownLatch stop = new CountDownLatch(1);
     private Thread thread;
     private volatile boolean stopped;
     private int fired;
@@ -133,7 +150,7 @@ final class Nemesis implements AutoCloseable {
                 fired++;
                 pending.add(once);
             }
-            record.accept(entry.name() + " for " + on.toMillis() + " ms", at);
+            record.accept((off instanceof Described d ? d.what() : entry.name()) + " for " + on.toMillis() + " ms", at);
             offs.schedule(() -> switchOff(once), on.toMillis(), TimeUnit.MILLISECONDS);
         }
     }
@@ -197,12 +214,12 @@ final class Nemesis implements AutoCloseable {
         stop.countDown();
         if (thread != null) {
             // Not interrupted: a fault half switched on (a server half started) would be left in between.
-            thread.join(dev.lease.testing.TestTiming.seconds(120).toMillis());
+            thread.join(TestTiming.seconds(120).toMillis());
         }
         // Offs already running finish; offs still waiting for their time run below, at once.
-        ((java.util.concurrent.ScheduledThreadPoolExecutor) offs).setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        ((ScheduledThreadPoolExecutor) offs).setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         offs.shutdown();
-        offs.awaitTermination(dev.lease.testing.TestTiming.seconds(120).toMillis(), TimeUnit.MILLISECONDS);
+        offs.awaitTermination(TestTiming.seconds(120).toMillis(), TimeUnit.MILLISECONDS);
         List<Off> still;
         synchronized (this) {
             still = new ArrayList<>(pending);

@@ -17,6 +17,8 @@ import org.springframework.jdbc.datasource.AbstractDataSource;
  */
 final class ReusedConnections extends AbstractDataSource {
 
+    private static final long CONNECT_FAILURE_PAUSE_MILLIS = 250;
+
     private final DataSource target;
     private final java.util.Deque<Connection> idle = new java.util.ArrayDeque<>();
 
@@ -35,7 +37,7 @@ final class ReusedConnections extends AbstractDataSource {
                 connection = idle.poll();
             }
         }
-        Connection target = connection != null ? connection : this.target.getConnection();
+        Connection target = connection != null ? connection : open();
         boolean[] returned = { false };
         return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
                 new Class<?>[] { Connection.class }, (proxy, method, args) -> {
@@ -62,6 +64,25 @@ final class ReusedConnections extends AbstractDataSource {
                         throw ex.getCause();
                     }
                 });
+    }
+
+    /**
+     * A new connection; when the server cannot be reached, fails only after a while, as a pool waiting for a
+     * connection does: a holder whose database is down would otherwise spin through thousands of empty cycles.
+     */
+    private Connection open() throws SQLException {
+        try {
+            return target.getConnection();
+        }
+        catch (SQLException ex) {
+            try {
+                Thread.sleep(CONNECT_FAILURE_PAUSE_MILLIS);
+            }
+            catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            throw ex;
+        }
     }
 
     @Override
