@@ -35,7 +35,7 @@ class JdbcNemesisTest {
     private static final Duration TTL = TestTiming.millis(1500);
     private static final NemesisScenario.Holds HOLDS = new NemesisScenario.Holds(LeaseKind.CORRECTNESS, TTL,
             TestTiming.seconds(2), Duration.ofMillis(40));
-    private static final int NAMES = 6;
+    private static final int NAMES = 8;
     private static final int INSTANCES = 3;
     private static final int CHILDREN = 2;
 
@@ -53,7 +53,7 @@ class JdbcNemesisTest {
                     port -> CrashablePostgres.dataSource(port, NemesisScenario.pgLinkOptions("jdbc-holder")),
                     port -> CrashablePostgres.jdbcUrl(port, "socketTimeout=2&connectTimeout=2"));
             NemesisScenario.crashes(nemesis, "the lease-store PostgreSQL", store, TestTiming.seconds(2));
-            scenario.strike();
+            scenario.strike(LeaseKind.CORRECTNESS);
             assertSafe(scenario.finish());
         }
     }
@@ -76,7 +76,7 @@ class JdbcNemesisTest {
                 Signals.send(store.pid(), "STOP");
                 return () -> Signals.send(store.pid(), "CONT");
             });
-            scenario.strike();
+            scenario.strike(LeaseKind.CORRECTNESS);
             assertSafe(scenario.finish());
         }
     }
@@ -95,24 +95,26 @@ class JdbcNemesisTest {
             TcpProxy resourceLink = open.add(new TcpProxy(resource.port()));
             JdbcLeaseBackend backend = new JdbcLeaseBackend(new ReusedConnections(link.apply(leaseLink.port())));
             DataSource ledgerLink = CrashablePostgres.dataSource(resourceLink.port(),
-                    NemesisScenario.pgLinkOptions("jdbc-holder-" + i));
+                    NemesisScenario.resourceLinkOptions("jdbc-holder-" + i));
             scenario.workers(i, open.add(ZooKeeperHolder.engine(backend, LeaseKind.CORRECTNESS)), HOLDS,
-                    lease -> Ledger.attach(new ReusedConnections(ledgerLink), Ledger.Check.FENCED, lease));
+                    lease -> Ledger.attach(new ReusedConnections(ledgerLink), NemesisScenario.CHECK, lease));
             NemesisScenario.leaseLinkFaults(nemesis, "instance " + i, leaseLink, TTL, 0.25);
             NemesisScenario.resourceLinkFaults(nemesis, "instance " + i, resourceLink, TTL, 0.25);
-            NemesisScenario.troubledHost(nemesis, "instance " + i, leaseLink, resourceLink, TTL, 0.5);
+            NemesisScenario.troubledHost(nemesis, "instance " + i, leaseLink, resourceLink, TTL, 1);
         }
         TcpProxy childLeaseLink = open.add(new TcpProxy(storePort));
         TcpProxy childResourceLink = open.add(new TcpProxy(resource.port()));
         Map<String, String> args = new HashMap<>();
         args.put("backend", "jdbc");
         args.put("jdbc-url", childUrl.apply(childLeaseLink.port()));
-        args.put("ledger-url", CrashablePostgres.jdbcUrl(childResourceLink.port(), "socketTimeout=2&connectTimeout=2"));
+        args.put("ledger-url", CrashablePostgres.jdbcUrl(childResourceLink.port(),
+                NemesisScenario.resourceLinkQuery()));
         for (int c = 0; c < CHILDREN; c++) {
             NemesisScenario.pauses(nemesis, scenario.child(10 + c, c, HOLDS, args), TTL);
         }
         NemesisScenario.leaseLinkFaults(nemesis, "the child holders", childLeaseLink, TTL, 0.25);
         NemesisScenario.resourceLinkFaults(nemesis, "the child holders", childResourceLink, TTL, 0.25);
+        NemesisScenario.troubledHost(nemesis, "the child holders", childLeaseLink, childResourceLink, TTL, 0.5);
         NemesisScenario.crashes(nemesis, "the resource PostgreSQL", resource, TestTiming.seconds(2));
     }
 

@@ -18,7 +18,7 @@ import dev.lease.testing.TcpProxy;
  * one resource), all running at once against the same instances, and one {@link Nemesis} whose every fault is
  * recorded in every run. The scenario's seed comes from {@code -Dlease-test.nemesis-seed} (else a fresh one), is
  * logged and stored in every history; its length from {@code -Dlease-test.nemesis-seconds} (a short default,
- * a long one under {@code -Psoak}).
+ * a long one under {@code -Psoak}), stretched up to half as long again while the cycle goal is not reached.
  *
  * <p>Also the faults every backend shares, registered on the nemesis by the scenario: pausing a child holder,
  * cutting a holder's link to the lease store, and delaying or timing out its link to the resource database.
@@ -28,10 +28,22 @@ final class NemesisScenario implements AutoCloseable {
     private static final Log log = LogFactory.getLog(NemesisScenario.class);
 
     /** How long the workload runs while the nemesis strikes. */
-    static final Duration LENGTH = Duration.ofSeconds(Long.getLong("lease-test.nemesis-seconds", Soak.ON ? 330 : 30));
+    static final Duration LENGTH = Duration.ofSeconds(Long.getLong("lease-test.nemesis-seconds", Soak.ON ? 300 : 25));
+
+    /**
+     * The check of the CORRECTNESS ledgers: {@link Ledger.Check#FENCED}, or {@code -Dlease-test.nemesis-ledger=BROKEN}
+     * (in-process holders then write through a fence that does not compare) to see the scenarios fail.
+     */
+    static final Ledger.Check CHECK = Ledger.Check.valueOf(System.getProperty("lease-test.nemesis-ledger", "FENCED"));
+
+    /** Cycles a CORRECTNESS scenario aims at: {@code -Dlease-test.nemesis-cycles}, 1,000, or 10,000 in a soak. */
+    static final long CYCLE_GOAL = Long.getLong("lease-test.nemesis-cycles", Soak.ON ? 10_000 : 1_000);
 
     /** How many holds in a hundred outlast the ttl. */
     static final int LONG_HOLD_PERCENT = 2;
+
+    /** The resource links' socket timeout. */
+    static final int RESOURCE_TIMEOUT_SECONDS = 10;
 
     private static final byte[] COMMIT = "COMMIT".getBytes(StandardCharsets.US_ASCII);
 
@@ -73,10 +85,24 @@ final class NemesisScenario implements AutoCloseable {
         return nemesis;
     }
 
-    /** Runs the workload under the nemesis for {@link #LENGTH}. */
-    void strike() throws InterruptedException {
+    /**
+     * Runs the workload under the nemesis for {@link #LENGTH}, then, for CORRECTNESS backends, on until the runs
+     * together did {@link #CYCLE_GOAL} cycles (acquire attempts), for half as long again at most: a loaded machine
+     * makes fewer cycles per second, and the goal is a number of cycles, not a speed.
+     */
+    void strike(LeaseKind kind) throws InterruptedException {
         nemesis.start();
         Thread.sleep(LENGTH.toMillis());
+        long deadline = System.nanoTime() + LENGTH.dividedBy(2).toNanos();
+        while (kind == LeaseKind.CORRECTNESS && cycles() < CYCLE_GOAL && System.nanoTime() - deadline < 0) {
+            Thread.sleep(200);
+        }
+    }
+
+    /** Acquire attempts so far, over all runs. */
+    long cycles() {
+        return runs.stream().mapToLong(run -> run.history.ops().stream().filter(op -> op.kind == History.Kind.ACQUIRE)
+                .count()).sum();
     }
 
     /**
@@ -213,7 +239,7 @@ final class NemesisScenario implements AutoCloseable {
     static void resourceLinkFaults(Nemesis nemesis, String holder, TcpProxy link, Duration ttl, double weight) {
         nemesis.add("delayed COMMIT replies on the resource link of " + holder, weight, ttl, ttl.multipliedBy(4),
                 random -> {
-                    link.delayReplyAfter(COMMIT, Duration.ofMillis(200 + random.nextInt(3000)));
+                    link.delayReplyAfter(COMMIT, Duration.ofMillis(200 + random.nextInt(RESOURCE_TIMEOUT_SECONDS * 1200)));
                     return () -> link.delayReplyAfter(null, Duration.ZERO);
                 });
         nemesis.add("slowed the resource link of " + holder, weight, ttl, ttl.multipliedBy(3), random -> {
@@ -223,15 +249,16 @@ final class NemesisScenario implements AutoCloseable {
     }
 
     /**
-     * Network trouble on one holder's host: its lease-store link frozen while its resource link is slow. A write in
-     * flight when the lease is lost is not stopped by the interrupt (JDBC I/O does not see it), so it reaches the
-     * resource late, often after the successor's first write: the stale write the fence must refuse.
+     * Network trouble on one holder's host: its lease-store link frozen past the ttl while its resource link holds
+     * every chunk for longer than a ttl. The interrupt on loss cannot stop a write already in flight (JDBC I/O does
+     * not look at it), so the write reaches the resource after the successor was granted the lease and, often, after
+     * the successor's first write: the stale write the fence must refuse.
      */
     static void troubledHost(Nemesis nemesis, String holder, TcpProxy leaseLink, TcpProxy resourceLink, Duration ttl,
             double weight) {
-        nemesis.add("network trouble on " + holder + ": lease-store link frozen, resource link slow", weight,
-                ttl.dividedBy(2), ttl.multipliedBy(3), random -> {
-                    resourceLink.delay(Duration.ofMillis(100 + random.nextInt((int) ttl.toMillis())));
+        nemesis.add("network trouble on " + holder + ": lease-store link frozen, resource link slow", weight, ttl,
+                ttl.multipliedBy(3), random -> {
+                    resourceLink.delay(ttl.plusMillis(200 + random.nextInt((int) ttl.toMillis() * 3 / 2)));
                     leaseLink.freeze();
                     return () -> {
                         leaseLink.unfreeze();
@@ -281,8 +308,26 @@ final class NemesisScenario implements AutoCloseable {
         }
     }
 
-    /** Driver options for a holder's link: short socket timeouts, so a frozen link fails calls instead of hanging. */
+    /**
+     * Driver options for a holder's link to the lease store: short socket timeouts, so a frozen link fails calls
+     * instead of hanging them.
+     */
     static Map<String, String> pgLinkOptions(String application) {
         return Map.of("socketTimeout", "2", "connectTimeout", "2", "ApplicationName", application);
+    }
+
+    /**
+     * Driver options for a holder's link to the resource database: a socket timeout longer than the slowest
+     * {@link #troubledHost} chunk, so that its late writes land, and shorter than the longest delayed COMMIT reply,
+     * so that some writes end UNKNOWN although they committed.
+     */
+    static Map<String, String> resourceLinkOptions(String application) {
+        return Map.of("socketTimeout", Integer.toString(RESOURCE_TIMEOUT_SECONDS), "connectTimeout", "2",
+                "ApplicationName", application);
+    }
+
+    /** {@link #resourceLinkOptions} as a JDBC URL's query, for a child JVM. */
+    static String resourceLinkQuery() {
+        return "socketTimeout=" + RESOURCE_TIMEOUT_SECONDS + "&connectTimeout=2";
     }
 }

@@ -58,7 +58,7 @@ class RedisNemesisTest {
                 LettuceConnectionFactory factory = connectionFactory(leaseLink.port());
                 open.add(factory::destroy);
                 DataSource ledgerLink = CrashablePostgres.dataSource(resourceLink.port(),
-                        NemesisScenario.pgLinkOptions("redis-holder-" + i));
+                        NemesisScenario.resourceLinkOptions("redis-holder-" + i));
                 scenario.workers(i, open.add(ZooKeeperHolder.engine(new RedisLeaseBackend(factory, "lease:"),
                         LeaseKind.EFFICIENCY)), HOLDS,
                         lease -> Ledger.attach(new ReusedConnections(ledgerLink), Ledger.Check.BROKEN, lease));
@@ -78,7 +78,7 @@ class RedisNemesisTest {
                         return Nemesis.Off.described("SIGSTOP of redis-server", () -> Signals.send(pid, "CONT"));
                     });
             NemesisScenario.crashes(nemesis, "the resource PostgreSQL", resource, TestTiming.seconds(2));
-            scenario.strike();
+            scenario.strike(LeaseKind.EFFICIENCY);
             List<HistoryChecker.Verdict> verdicts = scenario.finish();
             assertThat(verdicts).allSatisfy(v -> assertThat(v.cycles()).isPositive());
         }

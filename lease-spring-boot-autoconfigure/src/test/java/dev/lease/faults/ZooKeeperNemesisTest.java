@@ -7,6 +7,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import javax.sql.DataSource;
+
 import org.junit.jupiter.api.Test;
 
 import dev.lease.LeaseKind;
@@ -27,7 +29,7 @@ class ZooKeeperNemesisTest {
     private static final Duration SESSION = TestTiming.millis(1500);
     private static final NemesisScenario.Holds HOLDS = new NemesisScenario.Holds(LeaseKind.CORRECTNESS, SESSION,
             TestTiming.seconds(2), Duration.ofMillis(40));
-    private static final int NAMES = 6;
+    private static final int NAMES = 8;
     private static final int INSTANCES = 3;
     /** Child JVM holders, one on each of the first lease names, all behind one pair of links. */
     private static final int CHILDREN = 2;
@@ -44,13 +46,13 @@ class ZooKeeperNemesisTest {
                 TcpProxy leaseLink = open.add(new TcpProxy(zookeeper.port()));
                 TcpProxy resourceLink = open.add(new TcpProxy(resource.port()));
                 ZooKeeperHolder holder = open.add(ZooKeeperHolder.connect(leaseLink.address(), SESSION));
-                javax.sql.DataSource ledgerLink = CrashablePostgres.dataSource(resourceLink.port(),
-                        NemesisScenario.pgLinkOptions("zk-holder-" + i));
+                DataSource ledgerLink = CrashablePostgres.dataSource(resourceLink.port(),
+                        NemesisScenario.resourceLinkOptions("zk-holder-" + i));
                 scenario.workers(i, holder.engine(), HOLDS,
-                        lease -> Ledger.attach(new ReusedConnections(ledgerLink), Ledger.Check.FENCED, lease));
+                        lease -> Ledger.attach(new ReusedConnections(ledgerLink), NemesisScenario.CHECK, lease));
                 NemesisScenario.leaseLinkFaults(nemesis, "instance " + i, leaseLink, SESSION, 0.25);
                 NemesisScenario.resourceLinkFaults(nemesis, "instance " + i, resourceLink, SESSION, 0.25);
-                NemesisScenario.troubledHost(nemesis, "instance " + i, leaseLink, resourceLink, SESSION, 0.5);
+                NemesisScenario.troubledHost(nemesis, "instance " + i, leaseLink, resourceLink, SESSION, 1);
             }
             TcpProxy childLeaseLink = open.add(new TcpProxy(zookeeper.port()));
             TcpProxy childResourceLink = open.add(new TcpProxy(resource.port()));
@@ -59,19 +61,21 @@ class ZooKeeperNemesisTest {
             args.put("connect", childLeaseLink.address());
             args.put("session-ms", Long.toString(SESSION.toMillis()));
             args.put("root", ZooKeeperHolder.ROOT);
-            args.put("ledger-url", CrashablePostgres.jdbcUrl(childResourceLink.port(), "socketTimeout=2&connectTimeout=2"));
+            args.put("ledger-url", CrashablePostgres.jdbcUrl(childResourceLink.port(),
+                NemesisScenario.resourceLinkQuery()));
             for (int c = 0; c < CHILDREN; c++) {
                 NemesisScenario.pauses(nemesis, scenario.child(10 + c, c, HOLDS, args), SESSION);
             }
-            NemesisScenario.leaseLinkFaults(nemesis, "the child holder", childLeaseLink, SESSION, 0.25);
-            NemesisScenario.resourceLinkFaults(nemesis, "the child holder", childResourceLink, SESSION, 0.25);
+            NemesisScenario.leaseLinkFaults(nemesis, "the child holders", childLeaseLink, SESSION, 0.25);
+            NemesisScenario.resourceLinkFaults(nemesis, "the child holders", childResourceLink, SESSION, 0.25);
+            NemesisScenario.troubledHost(nemesis, "the child holders", childLeaseLink, childResourceLink, SESSION, 0.5);
             NemesisScenario.crashes(nemesis, "the resource PostgreSQL", resource, TestTiming.seconds(2));
             nemesis.add("kill -9 of the ZooKeeper server, then a restart from its log", 1, Duration.ZERO,
                     SESSION.multipliedBy(2), random -> {
                         zookeeper.kill();
                         return zookeeper::start;
                     });
-            scenario.strike();
+            scenario.strike(LeaseKind.CORRECTNESS);
             List<HistoryChecker.Verdict> verdicts = scenario.finish();
             assertThat(verdicts).allSatisfy(v -> assertThat(v.staleWritesAccepted()).isZero());
         }
