@@ -75,7 +75,8 @@ final class CrashablePostgres implements AutoCloseable {
 
     /** The JDBC URL of {@code port} (the server's or a proxy's), for a child JVM. */
     static String jdbcUrl(int port, String options) {
-        return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres" + (options.isEmpty() ? "" : "&" + options);
+        return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres"
+                + (options.isEmpty() ? "" : "&" + options);
     }
 
     /** Kills the server the way {@code pg_ctl stop -m immediate} does and waits until it is gone. */

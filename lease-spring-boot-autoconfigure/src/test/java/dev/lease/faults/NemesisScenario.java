@@ -51,6 +51,7 @@ final class NemesisScenario implements AutoCloseable {
     final long seed;
     private final List<FaultRun> runs = new ArrayList<>();
     private final List<String> leases = new ArrayList<>();
+    private final List<Ledger> ledgers = new ArrayList<>();
     private Nemesis nemesis;
 
     /**
@@ -63,7 +64,9 @@ final class NemesisScenario implements AutoCloseable {
                 + LENGTH.toSeconds() + " s");
         for (int i = 1; i <= names; i++) {
             String lease = prefix + "-" + i;
-            FaultRun run = new FaultRun(lease, backend, kind, checked.apply(lease));
+            Ledger ledger = checked.apply(lease);
+            ledgers.add(ledger);
+            FaultRun run = new FaultRun(lease, backend, kind, ledger);
             run.history.attribute("nemesis-seed", Long.toString(seed));
             run.history.attribute("replay", "-Dlease-test.nemesis-seed=" + seed);
             runs.add(run);
@@ -127,13 +130,16 @@ final class NemesisScenario implements AutoCloseable {
         int unknown = verdicts.stream().mapToInt(HistoryChecker.Verdict::writesUnknown).sum();
         int afterGrant = verdicts.stream().mapToInt(HistoryChecker.Verdict::staleWritesAfterGrant).sum();
         int overlaps = verdicts.stream().mapToInt(HistoryChecker.Verdict::overlaps).sum();
+        long unknownCommitted = unknownWritesCommitted();
         log.info(prefix + ": seed " + seed + ": " + cycles + " cycles (" + grants + " grants) over " + runs.size()
                 + " lease names, " + nemesis.fired() + " faults, " + refused + " stale writes refused, " + unknown
-                + " writes unknown, " + afterGrant + " stale writes accepted after a successor's grant, " + overlaps
-                + " overlaps" + (failures.isEmpty() ? "" : ", " + failures.size() + " unsafe run(s)"));
+                + " writes unknown (" + unknownCommitted + " of them committed), " + afterGrant
+                + " stale writes accepted after a successor's grant, " + overlaps + " overlaps"
+                + (failures.isEmpty() ? "" : ", " + failures.size() + " unsafe run(s)"));
         if (!failures.isEmpty()) {
             AssertionError first = new AssertionError(prefix + " (seed " + seed + ", replay with "
-                    + "-Dlease-test.nemesis-seed=" + seed + "): " + failures.size() + " unsafe run(s)", failures.get(0));
+                    + "-Dlease-test.nemesis-seed=" + seed + "): " + failures.size() + " unsafe run(s)",
+                    failures.get(0));
             failures.stream().skip(1).forEach(first::addSuppressed);
             throw first;
         }
@@ -142,6 +148,18 @@ final class NemesisScenario implements AutoCloseable {
                     + nemesis.errors());
         }
         return verdicts;
+    }
+
+    /** Writes whose worker never learnt the outcome but that are in the table: commits whose reply was lost. */
+    private long unknownWritesCommitted() {
+        long found = 0;
+        for (int i = 0; i < runs.size(); i++) {
+            java.util.Set<Long> inTable = new java.util.HashSet<>();
+            ledgers.get(i).accepted().forEach(row -> inTable.add(row.writeId()));
+            found += runs.get(i).history.ops().stream().filter(op -> op.kind == History.Kind.WRITE
+                    && op.outcome == History.Outcome.UNKNOWN && inTable.contains(op.id)).count();
+        }
+        return found;
     }
 
     @Override
@@ -156,7 +174,8 @@ final class NemesisScenario implements AutoCloseable {
 
     /**
      * Starts worker {@code id} on {@code engine} for every lease name, each writing through {@code link} (its
-     * ledger for that name). Holds are short, and {@value #LONG_HOLD_PERCENT}% of them last between one and two ttls, which only renewal carries through.
+     * ledger for that name). Holds are short, and {@value #LONG_HOLD_PERCENT}% of them last between one and two ttls,
+     * which only renewal carries through.
      */
     void workers(int id, dev.lease.LeaseTemplate engine, Holds holds, Function<String, Ledger> link) {
         for (int i = 0; i < runs.size(); i++) {
@@ -239,7 +258,9 @@ final class NemesisScenario implements AutoCloseable {
     static void resourceLinkFaults(Nemesis nemesis, String holder, TcpProxy link, Duration ttl, double weight) {
         nemesis.add("delayed COMMIT replies on the resource link of " + holder, weight, ttl, ttl.multipliedBy(4),
                 random -> {
-                    link.delayReplyAfter(COMMIT, Duration.ofMillis(200 + random.nextInt(RESOURCE_TIMEOUT_SECONDS * 1200)));
+                    // Half of them past the client's socket timeout.
+                    Duration delay = Duration.ofMillis(RESOURCE_TIMEOUT_SECONDS * (500L + random.nextInt(1000)));
+                    link.delayReplyAfter(COMMIT, delay);
                     return () -> link.delayReplyAfter(null, Duration.ZERO);
                 });
         nemesis.add("slowed the resource link of " + holder, weight, ttl, ttl.multipliedBy(3), random -> {
@@ -319,15 +340,16 @@ final class NemesisScenario implements AutoCloseable {
     /**
      * Driver options for a holder's link to the resource database: a socket timeout longer than the slowest
      * {@link #troubledHost} chunk, so that its late writes land, and shorter than the longest delayed COMMIT reply,
-     * so that some writes end UNKNOWN although they committed.
+     * so that some writes end UNKNOWN although they committed. No server-side prepared statements: the driver then
+     * sends the text of every COMMIT, which is how the proxy recognises it.
      */
     static Map<String, String> resourceLinkOptions(String application) {
         return Map.of("socketTimeout", Integer.toString(RESOURCE_TIMEOUT_SECONDS), "connectTimeout", "2",
-                "ApplicationName", application);
+                "prepareThreshold", "0", "ApplicationName", application);
     }
 
     /** {@link #resourceLinkOptions} as a JDBC URL's query, for a child JVM. */
     static String resourceLinkQuery() {
-        return "socketTimeout=" + RESOURCE_TIMEOUT_SECONDS + "&connectTimeout=2";
+        return "socketTimeout=" + RESOURCE_TIMEOUT_SECONDS + "&connectTimeout=2&prepareThreshold=0";
     }
 }

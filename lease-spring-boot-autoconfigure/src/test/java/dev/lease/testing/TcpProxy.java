@@ -175,6 +175,9 @@ public final class TcpProxy implements AutoCloseable {
             finally {
                 closeQuietly(from);
                 closeQuietly(to);
+                // A long run opens many connections: closed ones must not pile up.
+                sockets.remove(from);
+                sockets.remove(to);
             }
         }, "tcp-proxy-" + direction + "-" + from.getPort());
         pump.setDaemon(true);
