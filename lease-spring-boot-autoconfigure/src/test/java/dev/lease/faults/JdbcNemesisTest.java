@@ -23,12 +23,12 @@ import dev.lease.testing.TestTiming;
 
 /**
  * The JDBC backend at volume under a nemesis, on PostgreSQL and on MariaDB: three application instances (each its
- * own backend and connections, reaching the lease store through a proxy of its own) and a child JVM holder loop on
- * several lease names at once, with short ttls and short holds, some longer than the ttl. The fenced ledger is in a
- * PostgreSQL of its own, apart from the lease store, so a fault on one leaves the other up. The nemesis crashes
+ * own backend and connections, reaching the lease store through a proxy of its own) and two child JVM holders loop
+ * on several lease names at once, with short ttls and short holds, some longer than the ttl. The fenced ledger is in
+ * a PostgreSQL of its own, apart from the lease store, so a fault on one leaves the other up. The nemesis crashes
  * both PostgreSQLs ({@code pg_ctl stop -m immediate}; MariaDB is paused instead), freezes, cuts, slows and resets
- * the holders' links, holds COMMIT replies back past the client's timeout and pauses the child, on random timers,
- * overlapping, whoever holds.
+ * the holders' links, holds COMMIT replies back past the client's timeout and pauses the children, on random
+ * timers, overlapping, whoever holds.
  */
 class JdbcNemesisTest {
 
@@ -53,7 +53,7 @@ class JdbcNemesisTest {
                     port -> CrashablePostgres.dataSource(port, NemesisScenario.pgLinkOptions("jdbc-holder")),
                     port -> CrashablePostgres.jdbcUrl(port, "socketTimeout=2&connectTimeout=2"));
             NemesisScenario.crashes(nemesis, "the lease-store PostgreSQL", store, TestTiming.seconds(2));
-            scenario.strike(LeaseKind.CORRECTNESS);
+            scenario.strike();
             assertSafe(scenario.finish());
         }
     }
@@ -76,7 +76,7 @@ class JdbcNemesisTest {
                 Signals.send(store.pid(), "STOP");
                 return () -> Signals.send(store.pid(), "CONT");
             });
-            scenario.strike(LeaseKind.CORRECTNESS);
+            scenario.strike();
             assertSafe(scenario.finish());
         }
     }

@@ -49,6 +49,7 @@ final class NemesisScenario implements AutoCloseable {
 
     final String prefix;
     final long seed;
+    private final LeaseKind kind;
     private final List<FaultRun> runs = new ArrayList<>();
     private final List<String> leases = new ArrayList<>();
     private final List<Ledger> ledgers = new ArrayList<>();
@@ -59,6 +60,7 @@ final class NemesisScenario implements AutoCloseable {
      */
     NemesisScenario(String prefix, String backend, LeaseKind kind, int names, Function<String, Ledger> checked) {
         this.prefix = prefix;
+        this.kind = kind;
         this.seed = Long.getLong("lease-test.nemesis-seed", System.nanoTime() ^ System.currentTimeMillis());
         log.info(prefix + ": nemesis seed " + seed + " (replay with -Dlease-test.nemesis-seed=" + seed + "), "
                 + LENGTH.toSeconds() + " s");
@@ -93,7 +95,7 @@ final class NemesisScenario implements AutoCloseable {
      * together did {@link #CYCLE_GOAL} cycles (acquire attempts), for half as long again at most: a loaded machine
      * makes fewer cycles per second, and the goal is a number of cycles, not a speed.
      */
-    void strike(LeaseKind kind) throws InterruptedException {
+    void strike() throws InterruptedException {
         nemesis.start();
         Thread.sleep(LENGTH.toMillis());
         long deadline = System.nanoTime() + LENGTH.dividedBy(2).toNanos();

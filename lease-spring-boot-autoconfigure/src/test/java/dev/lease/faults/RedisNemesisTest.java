@@ -78,7 +78,7 @@ class RedisNemesisTest {
                         return Nemesis.Off.described("SIGSTOP of redis-server", () -> Signals.send(pid, "CONT"));
                     });
             NemesisScenario.crashes(nemesis, "the resource PostgreSQL", resource, TestTiming.seconds(2));
-            scenario.strike(LeaseKind.EFFICIENCY);
+            scenario.strike();
             List<HistoryChecker.Verdict> verdicts = scenario.finish();
             assertThat(verdicts).allSatisfy(v -> assertThat(v.cycles()).isPositive());
         }

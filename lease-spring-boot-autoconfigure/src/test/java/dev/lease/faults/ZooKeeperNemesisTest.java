@@ -17,7 +17,7 @@ import dev.lease.testing.TestTiming;
 
 /**
  * ZooKeeper at volume under a nemesis: three application instances (each its own Curator session, reaching the
- * server through a proxy of its own) and a child JVM holder loop on several lease names at once, with short
+ * server through a proxy of its own) and two child JVM holders loop on several lease names at once, with short
  * sessions and short holds, some longer than the session. The server runs in a JVM of its own and is killed with
  * SIGKILL and restarted from its transaction log; the fenced ledger is in a PostgreSQL of its own that crashes
  * too; links to both are frozen, cut, slowed and reset, COMMIT replies are held back past the client's timeout,
@@ -62,7 +62,7 @@ class ZooKeeperNemesisTest {
             args.put("session-ms", Long.toString(SESSION.toMillis()));
             args.put("root", ZooKeeperHolder.ROOT);
             args.put("ledger-url", CrashablePostgres.jdbcUrl(childResourceLink.port(),
-                NemesisScenario.resourceLinkQuery()));
+                        NemesisScenario.resourceLinkQuery()));
             for (int c = 0; c < CHILDREN; c++) {
                 NemesisScenario.pauses(nemesis, scenario.child(10 + c, c, HOLDS, args), SESSION);
             }
@@ -75,7 +75,7 @@ class ZooKeeperNemesisTest {
                         zookeeper.kill();
                         return zookeeper::start;
                     });
-            scenario.strike(LeaseKind.CORRECTNESS);
+            scenario.strike();
             List<HistoryChecker.Verdict> verdicts = scenario.finish();
             assertThat(verdicts).allSatisfy(v -> assertThat(v.staleWritesAccepted()).isZero());
         }
