@@ -79,7 +79,7 @@ final class ChildHolder implements AutoCloseable {
         return surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
     }
 
-    private static String javaBinary() {
+    static String javaBinary() {
         return ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     }

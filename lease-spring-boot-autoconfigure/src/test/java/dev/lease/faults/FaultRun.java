@@ -59,7 +59,16 @@ final class FaultRun implements AutoCloseable {
 
     /** Starts a worker thread in this JVM on {@code engine} that runs {@code beforeWrite} before each write. */
     LeaseWorker worker(int id, LeaseTemplate engine, LeaseWorker.Config config, LeaseWorker.BeforeWrite beforeWrite) {
-        LeaseWorker worker = new LeaseWorker(id, engine, ledger, config, EventSink.of(history, id), beforeWrite);
+        return worker(id, engine, config, beforeWrite, ledger);
+    }
+
+    /**
+     * Starts a worker thread in this JVM that writes through {@code link}: the same table as the run's ledger, reached
+     * another way (through a proxy that faults can cut), while the check reads it straight.
+     */
+    LeaseWorker worker(int id, LeaseTemplate engine, LeaseWorker.Config config, LeaseWorker.BeforeWrite beforeWrite,
+            Ledger link) {
+        LeaseWorker worker = new LeaseWorker(id, engine, link, config, EventSink.of(history, id), beforeWrite);
         Thread thread = new Thread(worker, scenario + "-worker-" + id);
         thread.setDaemon(true);
         workers.add(worker);

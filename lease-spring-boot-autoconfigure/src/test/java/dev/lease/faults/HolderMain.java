@@ -30,7 +30,8 @@ import dev.lease.zookeeper.ZooKeeperLeaseBackend;
  * {@code stop}, {@code clock}, {@code go} and {@code arm}. Started by {@link ChildHolder}; arguments are
  * {@code key=value};
  * with {@code pause-before-write=true} the first write waits for {@code go} (see {@link PausedWrite}); with
- * {@code fence-at-grant=true} every grant advances the ledger's fence before the work runs.
+ * {@code fence-at-grant=true} every grant advances the ledger's fence before the work runs; {@code long-hold-*}, see
+ * {@link LongHolds}.
  */
 public final class HolderMain {
 
@@ -77,7 +78,7 @@ public final class HolderMain {
         try (LeaseEngine engine = Mutant.engine(backend, LeaseKind.CORRECTNESS, fenceAtGrant ? ledger.fence() : null)) {
             PausedWrite gate = new PausedWrite(out, Boolean.parseBoolean(conf.get("pause-before-write")));
             LeaseWorker worker = new LeaseWorker(Integer.parseInt(conf.get("worker")), engine, ledger, config,
-                    printing(out), gate);
+                    printing(out), LongHolds.of(conf).then(gate));
             Thread control = new Thread(() -> control(worker, gate, out), "holder-control");
             control.setDaemon(true);
             control.start();
