@@ -214,8 +214,9 @@ class WorkloadApp {
         }
 
         @Bean
-        ScheduledJob scheduledJob(Workload workload) {
-            return new ScheduledJob(workload.recorder(), workload.instance() * 100 + SCHEDULED_SLOT);
+        ScheduledJob scheduledJob(Workload workload, org.springframework.core.env.Environment environment) {
+            return new ScheduledJob(workload.recorder(), workload.instance() * 100 + SCHEDULED_SLOT,
+                    environment.getRequiredProperty("workload.long-hold-ms", Long.class));
         }
 
         private static TaskDecorator recording(Workload workload) {
@@ -257,18 +258,21 @@ class WorkloadApp {
         private final WorkloadRecorder recorder;
         private final int worker;
         private final Random random;
+        private final long longHoldMillis;
 
-        ScheduledJob(WorkloadRecorder recorder, int worker) {
+        ScheduledJob(WorkloadRecorder recorder, int worker, long longHoldMillis) {
             this.recorder = recorder;
             this.worker = worker;
             this.random = new Random(worker);
+            this.longHoldMillis = longHoldMillis;
         }
 
         @Scheduled(fixedRateString = "${workload.tick}")
         @Leased(name = SCHEDULED_LEASE, kind = LeaseKind.CORRECTNESS, whenBusy = WhenBusy.SKIP)
         public void tick() throws InterruptedException {
-            recorder.body(SCHEDULED_LEASE, worker, ACQUIRE.get(), 20 + random.nextInt(300), Writer.OWN_TRANSACTION,
-                    Inside.NONE);
+            // Now and then a run long enough to be lost inside when its instance is cut off.
+            long hold = random.nextInt(5) == 0 ? longHoldMillis : 20 + random.nextInt(300);
+            recorder.body(SCHEDULED_LEASE, worker, ACQUIRE.get(), hold, Writer.OWN_TRANSACTION, Inside.NONE);
         }
     }
 }

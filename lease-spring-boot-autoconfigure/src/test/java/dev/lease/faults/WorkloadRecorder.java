@@ -62,6 +62,8 @@ final class WorkloadRecorder {
         final long token;
         final long acquireId;
         final long startedAt;
+        /** How long the body means to work: a fault aimed at a loss inside strikes a section that works long. */
+        final long holdMillis;
         volatile long endedAt;
         volatile long interruptedAt;
         volatile boolean validAtEnd;
@@ -69,8 +71,9 @@ final class WorkloadRecorder {
         /** How the proxied call ended for its caller: null while it runs, else "ok" or the exception's simple name. */
         volatile String outcome;
 
-        Section(String lease, int worker, long token, long acquireId, long startedAt) {
+        Section(String lease, int worker, long token, long acquireId, long startedAt, long holdMillis) {
             this.lease = lease;
+            this.holdMillis = holdMillis;
             this.worker = worker;
             this.token = token;
             this.acquireId = acquireId;
@@ -126,7 +129,7 @@ final class WorkloadRecorder {
      */
     void body(String lease, int worker, Op acquire, long holdMillis, Writer writer, Inside inside)
             throws InterruptedException {
-        Section section = enter(lease, worker, acquire);
+        Section section = enter(lease, worker, acquire, holdMillis);
         try {
             inside.run();
             Thread.sleep(holdMillis);
@@ -151,13 +154,13 @@ final class WorkloadRecorder {
         }
     }
 
-    private Section enter(String lease, int worker, Op acquire) {
+    private Section enter(String lease, int worker, Op acquire, long holdMillis) {
         Lease held = LeaseContext.find(lease).orElseThrow(() -> new IllegalStateException("body of '" + lease
                 + "' runs without its lease bound to the thread"));
         long token = held.token().value();
         History history = history(lease);
         history.complete(acquire, Outcome.OK, token, null);
-        Section section = new Section(lease, worker, token, acquire.id, acquire.completedAt);
+        Section section = new Section(lease, worker, token, acquire.id, acquire.completedAt, holdMillis);
         if (!held.isValid()) {
             history.problem("worker " + worker + " entered its section of '" + lease + "' (token " + token
                     + ") with a lease that was no longer valid");
