@@ -39,6 +39,10 @@ final class SpringInstance implements AutoCloseable {
         void call(int worker, Op acquire, Random random) throws Exception;
     }
 
+    /** Where the instance's leases live: {@code lease.backend} and the port its proxy forwards to. */
+    record Store(String backend, int port) {
+    }
+
     /** Threads that the JVM or a driver library shares across everything, started lazily by whoever came first. */
     private static final List<String> SHARED_THREADS = List.of("PostgreSQL-JDBC-Cleaner", "process reaper",
             "Common-Cleaner", "ForkJoinPool", "Attach Listener");
@@ -70,24 +74,35 @@ final class SpringInstance implements AutoCloseable {
      *
      * @param properties more properties (e.g. {@code workload.*}); the {@code lease.*} ones are set here
      */
-    static SpringInstance start(int id, int zooKeeperPort, Duration session, WorkloadRecorder recorder,
+    static SpringInstance start(int id, Store store, Duration ttl, WorkloadRecorder recorder,
             DataSource ledger, long seed, Map<String, Object> properties, Class<?>... configurations)
             throws Exception {
-        TcpProxy proxy = new TcpProxy(zooKeeperPort);
+        TcpProxy proxy = new TcpProxy(store.port());
         Map<String, Object> props = new HashMap<>();
-        props.put("lease.backend", "zookeeper");
-        props.put("lease.zookeeper.connect-string", proxy.address());
-        props.put("lease.zookeeper.session-timeout", session.toMillis() + "ms");
-        props.put("lease.zookeeper.root", "/spring-workloads");
-        props.put("lease.default-ttl", session.toMillis() + "ms");
+        props.put("lease.backend", store.backend());
+        props.put("lease.default-ttl", ttl.toMillis() + "ms");
+        if (store.backend().equals("zookeeper")) {
+            props.put("lease.zookeeper.connect-string", proxy.address());
+            props.put("lease.zookeeper.session-timeout", ttl.toMillis() + "ms");
+            props.put("lease.zookeeper.root", "/spring-workloads");
+        }
+        else {
+            props.put("lease.jdbc.initialize-schema", "always");
+            // Timeouts as a production pool would set them: a cut-off instance's calls fail instead of hanging.
+            props.put("workload.store-url", "jdbc:postgresql://127.0.0.1:" + proxy.port()
+                    + "/postgres?user=postgres&connectTimeout=2&socketTimeout=5");
+            configurations = java.util.stream.Stream.concat(Arrays.stream(configurations),
+                    java.util.stream.Stream.of(WorkloadApp.JdbcStore.class)).toArray(Class<?>[]::new);
+        }
         props.put("spring.main.register-shutdown-hook", "false");
         props.putAll(properties);
         Class<?>[] sources = new Class<?>[configurations.length + 1];
         sources[0] = WorkloadApp.class;
         System.arraycopy(configurations, 0, sources, 1, configurations.length);
+        Class<?>[] configured = sources;
         ThreadGroup group = new ThreadGroup("wl-i" + id);
         FutureTask<ConfigurableApplicationContext> starting = new FutureTask<>(() -> new SpringApplicationBuilder(
-                sources).web(WebApplicationType.NONE).bannerMode(Banner.Mode.OFF).logStartupInfo(false)
+                configured).web(WebApplicationType.NONE).bannerMode(Banner.Mode.OFF).logStartupInfo(false)
                 .properties(props)
                 .initializers(context -> context.getBeanFactory().registerSingleton("workload",
                         new WorkloadApp.Workload(id, recorder, ledger)))

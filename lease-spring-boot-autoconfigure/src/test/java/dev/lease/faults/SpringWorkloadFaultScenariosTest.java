@@ -137,16 +137,37 @@ class SpringWorkloadFaultScenariosTest {
      */
     @Test
     void transactionalAndAsyncSectionsCutOff() throws Exception {
+        try (Instances instances = new Instances()) {
+            transactionalAndAsync("spring-zookeeper-transactional-async", "zookeeper (Spring)", instances,
+                    Soak.rounds(2));
+        }
+    }
+
+    /**
+     * The same on the JDBC backend, its lease table in a PostgreSQL of its own (not the ledger's), each instance
+     * reaching it through its own proxy: a cut-off holder's renewals stall, its local deadline declares the lease
+     * lost, and another instance is granted it once it expired on the database's clock.
+     */
+    @Test
+    void transactionalAndAsyncSectionsCutOffFromTheJdbcStore() throws Exception {
+        try (EmbeddedPostgres store = EmbeddedPostgres.builder().start();
+                Instances instances = new Instances(new SpringInstance.Store("jdbc", store.getPort()))) {
+            transactionalAndAsync("spring-jdbc-transactional-async", "jdbc (PostgreSQL, Spring)", instances,
+                    Soak.rounds(1));
+        }
+    }
+
+    private static void transactionalAndAsync(String scenario, String backend, Instances instances, int faults)
+            throws Exception {
         String lease = "wl-tx-async";
         Ledger ledger = ledger(lease);
-        try (FaultRun run = new FaultRun("spring-zookeeper-transactional-async", BACKEND, LeaseKind.CORRECTNESS, ledger);
-                Instances instances = new Instances()) {
+        try (FaultRun run = new FaultRun(scenario, backend, LeaseKind.CORRECTNESS, ledger)) {
             WorkloadRecorder recorder = new WorkloadRecorder().lease(lease, run, ledger);
             for (int id = 1; id <= 2; id++) {
                 SpringInstance instance = instances.start(id, recorder, Map.of());
                 driveTransactionalAndAsync(instance, lease);
             }
-            for (int round = 0; round < Soak.rounds(3); round++) {
+            for (int round = 0; round < faults; round++) {
                 Section section = awaitFreshSection(recorder, lease, 0, LONG_HOLD_MILLIS);
                 cutOff(recorder, instances.get(section.instance()), lease, List.of(run),
                         "inside the section of worker " + section.worker);
@@ -340,12 +361,12 @@ class SpringWorkloadFaultScenariosTest {
                 .findFirst().orElse(null), s -> s != null);
     }
 
-    /** Cuts {@code victim} off ZooKeeper until an instance other than it was granted {@code lease}. */
+    /** Cuts {@code victim} off its lease store until an instance other than it was granted {@code lease}. */
     private static void cutOff(WorkloadRecorder recorder, SpringInstance victim, String lease, List<FaultRun> runs,
             String when) {
         victim.proxy.freeze();
         long at = System.nanoTime();
-        runs.forEach(run -> run.fault("cut instance " + victim.id + " off ZooKeeper (proxy frozen) " + when, at));
+        runs.forEach(run -> run.fault("cut instance " + victim.id + " off its lease store (proxy frozen) " + when, at));
         try {
             await().atMost(BOUND).pollInterval(POLL).until(() -> recorder.grantedSince(lease, at, victim.id));
         }
@@ -404,6 +425,16 @@ class SpringWorkloadFaultScenariosTest {
     private static final class Instances implements AutoCloseable {
 
         private final Map<Integer, SpringInstance> byId = new HashMap<>();
+        private final SpringInstance.Store store;
+
+        /** Instances on ZooKeeper. */
+        Instances() {
+            this(new SpringInstance.Store("zookeeper", zookeeper.getPort()));
+        }
+
+        Instances(SpringInstance.Store store) {
+            this.store = store;
+        }
 
         SpringInstance start(int id, WorkloadRecorder recorder, Map<String, Object> properties,
                 Class<?>... configurations) throws Exception {
@@ -414,8 +445,8 @@ class SpringWorkloadFaultScenariosTest {
             SpringInstance instance = null;
             for (int attempt = 1; instance == null; attempt++) {
                 try {
-                    instance = SpringInstance.start(id, zookeeper.getPort(), SESSION, recorder, ledgerDatabase, SEED,
-                            props, configurations);
+                    instance = SpringInstance.start(id, store, SESSION, recorder, ledgerDatabase, SEED, props,
+                            configurations);
                 }
                 catch (java.util.concurrent.ExecutionException ex) {
                     // The connection timeout is capped at the short session: on a loaded machine the first

@@ -25,6 +25,7 @@ import dev.lease.LeaseLostException;
 import dev.lease.LeaseUnavailableException;
 import dev.lease.Leased;
 import dev.lease.WhenBusy;
+import dev.lease.autoconfigure.JdbcLeaseAutoConfiguration;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
 import dev.lease.autoconfigure.ZooKeeperLeaseAutoConfiguration;
 import dev.lease.faults.History.Op;
@@ -37,7 +38,8 @@ import dev.lease.faults.WorkloadRecorder.Writer;
  * Every instance is one context of it, told its id and recorder by a {@link Workload} bean.
  */
 @Configuration(proxyBeanMethods = false)
-@ImportAutoConfiguration({ ZooKeeperLeaseAutoConfiguration.class, LeaseAutoConfiguration.class })
+@ImportAutoConfiguration({ ZooKeeperLeaseAutoConfiguration.class, JdbcLeaseAutoConfiguration.class,
+        LeaseAutoConfiguration.class })
 @EnableTransactionManagement
 @EnableAsync
 class WorkloadApp {
@@ -243,6 +245,21 @@ class WorkloadApp {
                 }
                 workload.recorder().finish(SCHEDULED_LEASE, worker, acquire, failure);
             };
+        }
+    }
+
+    /**
+     * The lease store of the JDBC backend: the application's one DataSource bean, a PostgreSQL of its own reached
+     * through the instance's proxy. The ledger's DataSource is no bean, so the JDBC backend cannot take it.
+     */
+    @Configuration(proxyBeanMethods = false)
+    static class JdbcStore {
+
+        @Bean
+        DataSource leaseStore(org.springframework.core.env.Environment environment) {
+            org.postgresql.ds.PGSimpleDataSource dataSource = new org.postgresql.ds.PGSimpleDataSource();
+            dataSource.setUrl(environment.getRequiredProperty("workload.store-url"));
+            return dataSource;
         }
     }
 
