@@ -92,7 +92,7 @@ final class SpringInstance implements AutoCloseable {
             props.put("workload.store-url", "jdbc:postgresql://127.0.0.1:" + proxy.port()
                     + "/postgres?user=postgres&connectTimeout=2&socketTimeout=5");
             configurations = java.util.stream.Stream.concat(Arrays.stream(configurations),
-                    java.util.stream.Stream.of(WorkloadApp.JdbcStore.class)).toArray(Class<?>[]::new);
+                    java.util.stream.Stream.of(WorkloadOptions.JdbcStore.class)).toArray(Class<?>[]::new);
         }
         props.put("spring.main.register-shutdown-hook", "false");
         props.putAll(properties);

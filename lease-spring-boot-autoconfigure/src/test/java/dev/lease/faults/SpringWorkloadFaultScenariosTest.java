@@ -172,6 +172,9 @@ class SpringWorkloadFaultScenariosTest {
                 cutOff(recorder, instances.get(section.instance()), lease, List.of(run),
                         "inside the section of worker " + section.worker);
             }
+            // Both kinds of bean must have written; a short run may not have given the lease to each yet.
+            await().atMost(BOUND).pollInterval(POLL)
+                    .until(() -> acceptedWritesOfSlot(run, 1) > 0 && acceptedWritesOfSlot(run, 51) > 0);
             instances.stopAll(run.history);
             List<Section> lost = recorder.checkLostSectionsInterrupted();
             HistoryChecker.Verdict verdict = run.finish();
@@ -194,7 +197,7 @@ class SpringWorkloadFaultScenariosTest {
                 Instances instances = new Instances()) {
             WorkloadRecorder recorder = new WorkloadRecorder().lease(lease, run, ledger);
             for (int id = 1; id <= 3; id++) {
-                instances.start(id, recorder, Map.of("workload.tick", "100"), WorkloadApp.Scheduling.class);
+                instances.start(id, recorder, Map.of("workload.tick", "100"), WorkloadOptions.Scheduling.class);
             }
             for (int round = 0; round < Soak.rounds(1); round++) {
                 Section section = awaitFreshSection(recorder, lease, 0, LONG_HOLD_MILLIS);
