@@ -307,6 +307,8 @@ class SpringWorkloadFaultScenariosTest {
                 int id = round + 1;
                 SpringInstance victim = instances.get(id);
                 Section section = awaitFreshSection(recorder, lease, id);
+                assertThat(victim.liveThreads()).as("threads of instance " + id + " (its group sees them)")
+                        .anyMatch(name -> name.contains("EventThread")).anyMatch(name -> name.contains("-driver-"));
                 long closingAt = System.nanoTime();
                 victim.close();
                 long closedAt = System.nanoTime();
