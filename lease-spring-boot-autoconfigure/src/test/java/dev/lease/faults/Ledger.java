@@ -79,6 +79,18 @@ final class Ledger {
         return Boolean.TRUE.equals(accepted);
     }
 
+    /**
+     * Writes in the caller's transaction (an application's {@code @Transactional} method on this ledger's
+     * DataSource): the fence check and the row commit or roll back with the caller's work.
+     *
+     * @throws StaleTokenException when the fence refused the token; the caller's transaction must roll back
+     */
+    void writeInCallersTransaction(FencingToken token, long writeId) {
+        fence.advance(resource, token);
+        jdbc.update("INSERT INTO fault_ledger (resource, token, write_id) VALUES (?, ?, ?)", resource, token.value(),
+                writeId);
+    }
+
     /** Same as {@link #write(String, long, long)} under the lease name {@code ledger}. */
     boolean write(long token, long writeId) {
         return write("ledger", token, writeId);
