@@ -216,8 +216,7 @@ final class WorkloadRecorder {
         if (section.interruptedAt == 0) {
             long at = System.nanoTime();
             section.interruptedAt = at;
-            // The section's token stays in the Section until History can carry it with the interrupt.
-            history(section.lease).interrupted(section.worker, at);
+            history(section.lease).interrupted(section.worker, section.token, at);
         }
     }
 
