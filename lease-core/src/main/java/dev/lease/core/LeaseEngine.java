@@ -39,6 +39,8 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     private final LeaseDefaults defaults;
     private final RenewalExecutors executors;
     private final LongSupplier clock;
+    /** What a held lease's validity (its local deadline) is measured on: {@link #clock}, except in tests. */
+    private final LongSupplier validityClock;
     private final GrantFence grantFence;
     private final Set<HeldLease> live = ConcurrentHashMap.newKeySet();
     /** Set once, under the lock of {@link #live}, when closing starts. */
@@ -66,10 +68,20 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     }
 
     LeaseEngine(BackendRouter router, LeaseDefaults defaults, GrantFence grantFence, LongSupplier monotonicClock) {
+        this(router, defaults, grantFence, monotonicClock, monotonicClock);
+    }
+
+    /**
+     * @param validityClock the clock held leases measure their validity on; a clock that stands still gives an engine
+     *        without a local deadline, which the fault suite runs as a mutant its checks must catch
+     */
+    LeaseEngine(BackendRouter router, LeaseDefaults defaults, GrantFence grantFence, LongSupplier monotonicClock,
+            LongSupplier validityClock) {
         this.router = router;
         this.defaults = defaults;
         this.grantFence = grantFence;
         this.clock = monotonicClock;
+        this.validityClock = validityClock;
         this.executors = new RenewalExecutors(Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
     }
 
@@ -304,7 +316,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         LeaseBackend backend = resolved.backend();
         LossRelay relay = new LossRelay();
         GrantRequest request = new GrantRequest(resolved.name(), resolved.timing().ttl(), relay);
-        long requestedAt = clock.getAsLong();
+        long requestedAt = validityClock.getAsLong();
         Optional<Grant> grant;
         try {
             grant = backend.tryAcquire(request);
@@ -320,7 +332,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
             return Optional.empty();
         }
         HeldLease lease = new HeldLease(resolved.name(), resolved.kind(), backend, grant.get(), resolved.timing(),
-                requestedAt, executors, clock, live::remove);
+                requestedAt, executors, validityClock, live::remove);
         boolean registered;
         synchronized (live) {
             registered = !closing && live.add(lease);

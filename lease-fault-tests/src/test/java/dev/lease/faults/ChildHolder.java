@@ -79,7 +79,7 @@ final class ChildHolder implements AutoCloseable {
         return surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
     }
 
-    private static String javaBinary() {
+    static String javaBinary() {
         return ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     }
@@ -116,6 +116,24 @@ final class ChildHolder implements AutoCloseable {
             throw new IllegalStateException("child holder " + name + " never got to its first write; see " + logFile());
         }
         return events.writeReadyToken;
+    }
+
+    /** Freezes the child's next write again, as its first was ({@code pause-before-write}). */
+    void armWrite() {
+        stdin.println("arm");
+    }
+
+    /**
+     * Waits until the child stands before a frozen write it has not been waited for yet (its first, or the one after
+     * {@link #armWrite()}), and returns the token that write will carry.
+     */
+    long nextWriteReady() throws InterruptedException {
+        Long token = events.writeReadies.poll(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS);
+        if (token == null) {
+            throw new IllegalStateException("child holder " + name + " never got to its frozen write; see "
+                    + logFile());
+        }
+        return token;
     }
 
     /** Lets the child's frozen first write go ahead (it does not look at whether it lost the lease meanwhile). */
@@ -198,6 +216,8 @@ final class ChildHolder implements AutoCloseable {
         final CountDownLatch bye = new CountDownLatch(1);
         final BlockingQueue<Long> clocks = new LinkedBlockingQueue<>();
         final CountDownLatch writeReady = new CountDownLatch(1);
+        /** The token of every frozen write so far, in order; {@link #writeReady} only tells of the first. */
+        final BlockingQueue<Long> writeReadies = new LinkedBlockingQueue<>();
         volatile long writeReadyToken = -1;
         volatile Boolean interruptedBeforeWrite;
         volatile boolean holding;
@@ -270,6 +290,7 @@ final class ChildHolder implements AutoCloseable {
                 case "CLK" -> clocks.add(Long.parseLong(f[1]));
                 case "WRITE_READY" -> {
                     writeReadyToken = Long.parseLong(f[1]);
+                    writeReadies.add(writeReadyToken);
                     writeReady.countDown();
                 }
                 case "WRITE_GO" -> interruptedBeforeWrite = Boolean.parseBoolean(f[1]);

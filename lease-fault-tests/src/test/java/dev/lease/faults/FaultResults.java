@@ -18,12 +18,14 @@ final class FaultResults {
     /** One scenario's numbers. */
     record Row(String scenario, String backend, String kind, int cycles, int faults, int writesAccepted,
             int writesRejected, int writesUnknown, int staleWritesAccepted, String staleWritesAfterGrant,
-            String overlaps, History.LossToInterrupt lossToInterrupt, double seconds) {
+            String overlaps, History.LossToInterrupt lossToInterrupt, double seconds,
+            String staleWritesRefusedAfterWrite) {
 
         String markdown() {
             return "| " + scenario + " | " + backend + " | " + kind + " | " + cycles + " | " + faults + " | "
                     + writesAccepted + " | " + writesRejected + " | " + writesUnknown + " | " + staleWritesAccepted
-                    + " | " + staleWritesAfterGrant + " | " + overlaps + " | " + percentile(0.50) + " / "
+                    + " | " + staleWritesRefusedAfterWrite + " | " + staleWritesAfterGrant + " | " + overlaps
+                    + " | " + percentile(0.50) + " / "
                     + percentile(0.99) + " (n=" + lossToInterrupt.afterNanos().size() + "); "
                     + lossToInterrupt.beforeNanos().size() + " before; " + lossToInterrupt.toldAtTheEnd()
                     + " at the end; " + lossToInterrupt.neverTold() + " never | "
@@ -48,6 +50,9 @@ final class FaultResults {
     }
 
     static synchronized void record(Row row) {
+        if (Mutant.active() != Mutant.NONE) {
+            return; // a mutant run's numbers are not the system's; its verdict goes to FaultDetection
+        }
         ROWS.put(row.scenario(), row);
         StringBuilder md = new StringBuilder("# Fault suite results\n\n")
                 .append("Produced by the fault suite (`dev.lease.faults`, ").append(Soak.ON ? "soak run, `-Psoak`" : "short run, `./mvnw verify`")
@@ -56,7 +61,9 @@ final class FaultResults {
                 .append(" successor's grant: writes the table accepted with a token below one whose grant had already")
                 .append(" been acknowledged when the write was invoked (a fence alone orders writes, not grants, so it")
                 .append(" accepts them until the successor's first write); they must be 0 where holders fence at grant")
-                .append(" (`-fenced-at-grant` rows) and show the window the fence alone leaves open elsewhere.\n\n")
+                .append(" (`-fenced-at-grant` rows) and show the window the fence alone leaves open elsewhere. Stale")
+                .append(" writes refused after a successor's write: refused writes invoked after a write with a higher")
+                .append(" token had been acknowledged, the order every fence must refuse.\n\n")
                 .append("Loss → interrupt: one sample per section (one grant to one holder) that the store lost while")
                 .append(" the section held it, from the store-side loss to that holder's own first interrupt in that")
                 .append(" section; an interrupt counts only for the section it interrupted. The store-side loss is when")
@@ -72,7 +79,8 @@ final class FaultResults {
                 .append(" told by LeaseLostException when their work returned; \"never\" counts holders never told,")
                 .append(" which fails a CORRECTNESS run.\n\n")
                 .append("| scenario | backend | kind | cycles | faults | writes accepted | stale writes refused | writes unknown")
-                .append(" | stale writes accepted | stale writes accepted after a successor's grant | overlaps")
+                .append(" | stale writes accepted | stale writes refused after a successor's write")
+                .append(" | stale writes accepted after a successor's grant | overlaps")
                 .append(" | loss → interrupt p50 / p99 ms (n); before; at the end; never | seconds |\n")
                 .append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
         ROWS.values().forEach(r -> md.append(r.markdown()).append('\n'));

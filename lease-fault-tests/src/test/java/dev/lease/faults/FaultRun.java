@@ -44,7 +44,8 @@ final class FaultRun implements AutoCloseable {
      *        after a successor's grant fails the run instead of being reported
      */
     FaultRun(String scenario, String backend, LeaseKind kind, Ledger ledger, boolean fencedAtGrant) {
-        this.scenario = scenario;
+        this.scenario = scenario + Mutant.suffix();
+        MutantRuns.started(scenario, kind);
         this.backend = backend;
         this.kind = kind;
         this.ledger = ledger;
@@ -58,7 +59,16 @@ final class FaultRun implements AutoCloseable {
 
     /** Starts a worker thread in this JVM on {@code engine} that runs {@code beforeWrite} before each write. */
     LeaseWorker worker(int id, LeaseTemplate engine, LeaseWorker.Config config, LeaseWorker.BeforeWrite beforeWrite) {
-        LeaseWorker worker = new LeaseWorker(id, engine, ledger, config, EventSink.of(history, id), beforeWrite);
+        return worker(id, engine, config, beforeWrite, ledger);
+    }
+
+    /**
+     * Starts a worker thread in this JVM that writes through {@code link}: the same table as the run's ledger, reached
+     * another way (through a proxy that faults can cut), while the check reads it straight.
+     */
+    LeaseWorker worker(int id, LeaseTemplate engine, LeaseWorker.Config config, LeaseWorker.BeforeWrite beforeWrite,
+            Ledger link) {
+        LeaseWorker worker = new LeaseWorker(id, engine, link, config, EventSink.of(history, id), beforeWrite);
         Thread thread = new Thread(worker, scenario + "-worker-" + id);
         thread.setDaemon(true);
         workers.add(worker);
@@ -69,7 +79,7 @@ final class FaultRun implements AutoCloseable {
 
     /** Starts a child JVM holder; see {@link HolderMain} for {@code args}. */
     ChildHolder child(int id, Map<String, String> args, Map<String, String> env) throws Exception {
-        ChildHolder child = ChildHolder.start(scenario + "-child-" + id, id, history, args, env);
+        ChildHolder child = ChildHolder.start(scenario + "-child-" + id, id, history, Mutant.childArgs(args), env);
         children.add(child);
         return child;
     }
@@ -123,7 +133,8 @@ final class FaultRun implements AutoCloseable {
                 verdict.writesAccepted(), verdict.writesRejected(), verdict.writesUnknown(), verdict.staleWritesAccepted(),
                 fenced ? Integer.toString(verdict.staleWritesAfterGrant()) : "–",
                 fenced ? "–" : Integer.toString(verdict.overlaps()), lossToInterrupt,
-                Duration.ofNanos(System.nanoTime() - startedAt).toMillis() / 1000.0));
+                Duration.ofNanos(System.nanoTime() - startedAt).toMillis() / 1000.0,
+                fenced ? Integer.toString(HistoryChecker.staleWritesRefusedAfterWrite(history)) : "–"));
         log.info(scenario + ": " + verdict);
         Path dump = Path.of("target", "fault-histories", scenario + ".json");
         Files.createDirectories(dump.getParent());

@@ -150,6 +150,7 @@ final class History {
     private final List<StoreLoss> storeLosses = new ArrayList<>();
     private final List<Fault> faults = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
+    private final Map<String, String> attributes = new java.util.TreeMap<>();
 
     /** A history of holders that run their sections through the lease engine, which interrupts them on loss. */
     History() {
@@ -221,10 +222,22 @@ final class History {
         }
     }
 
-    /** How many times {@code worker} was interrupted. */
-    long interruptsOf(int worker) {
+    /**
+     * How many sections of {@code worker} with a token above {@code above} were interrupted: a section can report
+     * several interrupts (one in its sleep, one found after its write), and they arrive from a child JVM's stream
+     * some time after the fact, so counting interrupt events would race with the stream.
+     */
+    long interruptedSectionsOf(int worker, long above) {
         synchronized (interrupts) {
-            return interrupts.stream().filter(i -> i.worker() == worker).count();
+            return interrupts.stream().filter(i -> i.worker() == worker && i.token() > above).map(Interrupt::token)
+                    .distinct().count();
+        }
+    }
+
+    /** When {@code worker} was interrupted, in the order recorded. */
+    List<Long> interruptTimesOf(int worker) {
+        synchronized (interrupts) {
+            return interrupts.stream().filter(i -> i.worker() == worker).map(Interrupt::at).toList();
         }
     }
 
@@ -265,6 +278,22 @@ final class History {
         synchronized (problems) {
             problems.add(what);
         }
+    }
+
+    /** Something a reader of the history needs to know about the run, such as the seed that replays it. */
+    void attribute(String key, String value) {
+        synchronized (attributes) {
+            attributes.put(key, value);
+        }
+    }
+
+    private String attributesJson() {
+        StringBuilder sb = new StringBuilder();
+        synchronized (attributes) {
+            attributes.forEach((k, v) -> sb.append('"').append(k.replace("\"", "'")).append("\": \"")
+                    .append(v.replace("\\", "\\\\").replace("\"", "'")).append("\",\n"));
+        }
+        return sb.toString();
     }
 
     List<String> problems() {
@@ -433,7 +462,7 @@ final class History {
     }
 
     String toJson() {
-        StringBuilder sb = new StringBuilder("{\"faults\": [\n");
+        StringBuilder sb = new StringBuilder("{").append(attributesJson()).append("\"faults\": [\n");
         List<Fault> fs = faults();
         for (int i = 0; i < fs.size(); i++) {
             sb.append("  {\"what\":\"").append(fs.get(i).what().replace("\"", "'")).append("\",\"at\":")

@@ -43,6 +43,10 @@ import dev.lease.faults.History.Outcome;
  * fence at grant the engine commits the fence before it hands the lease over, so every such row is a failure;
  * without it the number is information (the window the fence leaves open), not a failure.
  * For EFFICIENCY leases (no tokens) only overlaps of holders are counted, as information.
+ * The other order is counted too ({@link #staleWritesRefusedAfterWrite}): a <em>stale write after a successor's
+ * write</em> is a write the fence refused that was <em>invoked</em> after a write with a higher token had been
+ * acknowledged (its WRITE completed OK). Every fence must refuse it, and it proves the fence compared: such a write
+ * accepted is a stale write accepted (property 2).
  *
  * <p>Reconciliation: the properties above are only as good as the history, so the check also fails when the history
  * and the table disagree or the history is incomplete. Every row of the table must be the write of a known WRITE op
@@ -157,7 +161,7 @@ final class HistoryChecker {
         checkSections(history, table, fenced, problems);
         problems.addAll(history.problems());
 
-        int overlaps = fenced ? 0 : countOverlaps(ops);
+        int overlaps = fenced ? 0 : countOverlaps(ops, history);
         int cycles = (int) ops.stream().filter(o -> o.kind == Kind.ACQUIRE).count();
         return new Verdict(scenario, cycles, grants.size(), (int) writes.stream().filter(Op::ok).count(),
                 (int) writes.stream().filter(o -> o.outcome == Outcome.FAIL).count(),
@@ -293,6 +297,15 @@ final class HistoryChecker {
         }
     }
 
+    /** Refused writes invoked after a write with a higher token was acknowledged; see the class comment. */
+    static int staleWritesRefusedAfterWrite(History history) {
+        List<Op> writes = history.ops().stream().filter(o -> o.kind == Kind.WRITE).toList();
+        return (int) writes.stream().filter(w -> w.outcome == Outcome.FAIL)
+                .filter(w -> writes.stream()
+                        .anyMatch(v -> v.ok() && v.token > w.token && v.completedAt - w.invokedAt < 0))
+                .count();
+    }
+
     /** Rows of the table invoked after a grant of a higher token was acknowledged, described; see the class comment. */
     private static List<String> staleWritesAfterGrant(List<Op> grants, List<Op> writes, List<Accepted> table) {
         Map<Long, Op> writeById = writes.stream().collect(Collectors.toMap(o -> o.id, Function.identity()));
@@ -348,22 +361,50 @@ final class HistoryChecker {
         return violations;
     }
 
-    /** Holding intervals (grant acknowledged → release requested) of different workers that overlap. */
-    private static int countOverlaps(List<Op> ops) {
+    /**
+     * Holding intervals of different workers that overlap. A holding interval runs from the grant's acknowledgement
+     * to the release's request; a section that ended without a RELEASE (its lease lost, its write failed) still held
+     * until its last known time: the later of the completion of its last op and its worker's last interrupt before
+     * its next acquire, or the end of the run when an op of it never completed.
+     */
+    private static int countOverlaps(List<Op> ops, History history) {
         record Interval(int worker, long from, long to) {
         }
         List<Interval> intervals = new ArrayList<>();
         List<Op> sorted = new ArrayList<>(ops);
         sorted.sort(Comparator.comparingLong(o -> o.invokedAt));
         java.util.Map<Integer, Long> heldSince = new java.util.HashMap<>();
+        java.util.Map<Integer, Long> lastKnown = new java.util.HashMap<>();
+        java.util.function.BiConsumer<Integer, Long> closeUnreleased = (worker, before) -> {
+            Long from = heldSince.remove(worker);
+            if (from != null) {
+                long to = lastKnown.get(worker);
+                for (long t : history.interruptTimesOf(worker)) {
+                    if (to != Long.MAX_VALUE && t - from >= 0 && (before == Long.MAX_VALUE || t - before < 0)
+                            && t - to > 0) {
+                        to = t;
+                    }
+                }
+                intervals.add(new Interval(worker, from, to));
+            }
+        };
         for (Op op : sorted) {
-            if (op.kind == Kind.ACQUIRE && op.ok()) {
-                heldSince.put(op.worker, op.completedAt);
+            if (op.kind == Kind.ACQUIRE) {
+                closeUnreleased.accept(op.worker, op.invokedAt);
+                if (op.ok()) {
+                    heldSince.put(op.worker, op.completedAt);
+                    lastKnown.put(op.worker, op.completedAt);
+                }
             }
             else if (op.kind == Kind.RELEASE && heldSince.containsKey(op.worker)) {
                 intervals.add(new Interval(op.worker, heldSince.remove(op.worker), op.invokedAt));
             }
+            else if (heldSince.containsKey(op.worker)) {
+                lastKnown.merge(op.worker, op.outcome == Outcome.PENDING ? Long.MAX_VALUE : op.completedAt,
+                        (a, b) -> a == Long.MAX_VALUE || b == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(a, b));
+            }
         }
+        new ArrayList<>(heldSince.keySet()).forEach(worker -> closeUnreleased.accept(worker, Long.MAX_VALUE));
         intervals.sort(Comparator.comparingLong(Interval::from));
         int overlaps = 0;
         for (int i = 0; i < intervals.size(); i++) {

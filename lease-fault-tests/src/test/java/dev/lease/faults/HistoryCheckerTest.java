@@ -68,6 +68,36 @@ class HistoryCheckerTest {
     }
 
     /**
+     * Holder 0 loses its lease (no RELEASE: its section ended with the loss) and is interrupted only after holder 1 was
+     * granted the same name: they held at once, which a count that drops sections without a RELEASE never sees.
+     */
+    @Test
+    void aHolderWhoseSectionEndedWithoutAReleaseOverlapsUntilItsLastKnownTime() {
+        History history = new History();
+        history.invoke(1, 0, Kind.ACQUIRE, 100);
+        history.complete(1, Outcome.OK, 0, 110, null);
+        history.invoke(2, 1, Kind.ACQUIRE, 120);
+        history.complete(2, Outcome.OK, 0, 200, null);
+        history.interrupted(0, 250);
+        history.invoke(3, 1, Kind.WRITE, 210);
+        history.complete(3, Outcome.OK, 0, 220, null);
+        history.invoke(4, 1, Kind.RELEASE, 230);
+        history.complete(4, Outcome.OK, 0, 240, null);
+        assertThat(HistoryChecker.check("no-release", history, List.of(new HistoryChecker.Accepted(1, 0, 3)), false)
+                .overlaps()).as("overlaps").isEqualTo(1);
+
+        // The same with holder 0's write still in flight at the end: it held until the end of the run.
+        History pending = new History();
+        pending.invoke(1, 0, Kind.ACQUIRE, 100);
+        pending.complete(1, Outcome.OK, 0, 110, null);
+        pending.invoke(2, 0, Kind.WRITE, 150);
+        pending.invoke(3, 1, Kind.ACQUIRE, 120);
+        pending.complete(3, Outcome.OK, 0, 900, null);
+        assertThat(HistoryChecker.check("no-release-pending", pending, List.of(), false).overlaps()).as("overlaps")
+                .isEqualTo(1);
+    }
+
+    /**
      * Holder 0 (token 1) writes after holder 1's grant of token 2 was acknowledged, before holder 1's write: the table
      * accepts both in token order, so only the measure against grants sees it.
      */

@@ -5,10 +5,9 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.curator.framework.CuratorFramework;
@@ -17,8 +16,6 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import dev.lease.LeaseKind;
-import dev.lease.core.BackendRouter;
-import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
 import dev.lease.faults.History.Kind;
 import dev.lease.faults.History.Outcome;
@@ -30,9 +27,11 @@ import dev.lease.zookeeper.ZooKeeperLeaseBackend;
  * A lease holder in a JVM of its own, so that it can be paused for real ({@code kill -STOP}) or run under a fake
  * wall clock: a real {@link LeaseEngine} over a ZooKeeper or JDBC backend running one {@link LeaseWorker}. Events go
  * to stdout as lines starting with {@value #PREFIX} (anything else on stdout is logging); stdin takes
- * {@code stop}, {@code clock} and {@code go}. Started by {@link ChildHolder}; arguments are {@code key=value};
+ * {@code stop}, {@code clock}, {@code go} and {@code arm}. Started by {@link ChildHolder}; arguments are
+ * {@code key=value};
  * with {@code pause-before-write=true} the first write waits for {@code go} (see {@link PausedWrite}); with
- * {@code fence-at-grant=true} every grant advances the ledger's fence before the work runs.
+ * {@code fence-at-grant=true} every grant advances the ledger's fence before the work runs; {@code long-hold-*}, see
+ * {@link LongHolds}.
  */
 public final class HolderMain {
 
@@ -47,6 +46,7 @@ public final class HolderMain {
             int eq = arg.indexOf('=');
             conf.put(arg.substring(0, eq), arg.substring(eq + 1));
         }
+        Mutant.activate(Mutant.of(conf.getOrDefault("mutant", Mutant.NONE.id)));
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
                 StandardCharsets.UTF_8);
         CuratorFramework curator = null;
@@ -67,8 +67,6 @@ public final class HolderMain {
         }
         Ledger ledger = Ledger.attach(new DriverManagerDataSource(conf.get("ledger-url")), Ledger.Check.FENCED,
                 conf.get("resource"));
-        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
-        routes.put(LeaseKind.CORRECTNESS, backend);
         LeaseWorker.Config config = new LeaseWorker.Config(conf.get("lease"), LeaseKind.CORRECTNESS,
                 Duration.ofMillis(Long.parseLong(conf.get("ttl-ms"))),
                 Duration.ofMillis(Long.parseLong(conf.get("wait-ms"))),
@@ -77,11 +75,10 @@ public final class HolderMain {
         if (fenceAtGrant) {
             config = config.fencedAtGrant(conf.get("resource"));
         }
-        try (LeaseEngine engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(),
-                fenceAtGrant ? ledger.fence() : null)) {
+        try (LeaseEngine engine = Mutant.engine(backend, LeaseKind.CORRECTNESS, fenceAtGrant ? ledger.fence() : null)) {
             PausedWrite gate = new PausedWrite(out, Boolean.parseBoolean(conf.get("pause-before-write")));
             LeaseWorker worker = new LeaseWorker(Integer.parseInt(conf.get("worker")), engine, ledger, config,
-                    printing(out), gate);
+                    printing(out), LongHolds.of(conf).then(gate));
             Thread control = new Thread(() -> control(worker, gate, out), "holder-control");
             control.setDaemon(true);
             control.start();
@@ -108,6 +105,9 @@ public final class HolderMain {
                 else if (line.equals("go")) {
                     gate.go();
                 }
+                else if (line.equals("arm")) {
+                    gate.arm();
+                }
                 else if (line.equals("stop")) {
                     break;
                 }
@@ -127,13 +127,14 @@ public final class HolderMain {
      * the loss its engine declares), and writes right after without looking at the interrupt flag. Interrupts that
      * arrived meanwhile are reported as {@code INT} lines, and {@code WRITE_GO <interrupted>} says whether there were
      * any. The write is marked forced ({@code FORCED <id>}), so the history checks that the fence refused it rather
-     * than fail the section for writing after its interrupt. Later writes pass straight through.
+     * than fail the section for writing after its interrupt. Later writes pass straight through, unless {@code arm}
+     * froze the next one again.
      */
     static final class PausedWrite implements LeaseWorker.BeforeWrite {
 
         private final PrintStream out;
-        private final CountDownLatch go = new CountDownLatch(1);
-        private boolean armed;
+        private final Semaphore go = new Semaphore(0);
+        private volatile boolean armed;
         private boolean forcing;
 
         PausedWrite(PrintStream out, boolean armed) {
@@ -152,7 +153,7 @@ public final class HolderMain {
             boolean interrupted = false;
             while (true) {
                 try {
-                    go.await();
+                    go.acquire();
                     break;
                 }
                 catch (InterruptedException ex) {
@@ -177,7 +178,12 @@ public final class HolderMain {
         }
 
         void go() {
-            go.countDown();
+            go.release();
+        }
+
+        /** Freezes the next write too, the same way: a scenario can make the same child write stale again. */
+        void arm() {
+            armed = true;
         }
     }
 

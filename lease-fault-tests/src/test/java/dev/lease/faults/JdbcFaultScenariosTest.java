@@ -19,6 +19,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.util.FileSystemUtils;
 
@@ -34,6 +35,7 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
  * application would have it): paused holders, killed connections, a database restart, wall-clock jumps and a seeded
  * random mix.
  */
+@ExtendWith(MutantRuns.class)
 class JdbcFaultScenariosTest {
 
     private static final Duration TTL = seconds(2);
@@ -82,12 +84,14 @@ class JdbcFaultScenariosTest {
             ChildHolder child = run.child(1, args, Map.of());
             // The child first, alone: a worker that releases and takes the lease again at once can starve it.
             child.awaitWriteReady();
-            LeaseWorker rival = run.worker(2, local, config(lease, TTL, 1));
-            ZooKeeperFaultScenariosTest.pauseRightBeforeItsWrite(run, child);
+            HeldAfterGrant successor = new HeldAfterGrant();
+            LeaseWorker rival = run.worker(2, local, config(lease, TTL, 1), successor);
+            StaleWrites.Tally tally = StaleWrites.pausedWrites(run, child, rival, successor, Soak.rounds(2),
+                    new Random(StaleWrites.seed("jdbc-paused-holder")), false);
             for (int round = 0; round < Soak.rounds(2); round++) {
                 ZooKeeperFaultScenariosTest.pauseUntilTakenOver(run, child, List.of(rival));
             }
-            ZooKeeperFaultScenariosTest.assertFenceRefused(run.finish());
+            ZooKeeperFaultScenariosTest.assertStaleWrites(run.finish(), tally);
         }
     }
 
@@ -105,7 +109,8 @@ class JdbcFaultScenariosTest {
             child.awaitWriteReady();
             HeldAfterGrant successor = new HeldAfterGrant();
             LeaseWorker rival = run.worker(2, local, config(lease, TTL, 6).fencedAtGrant(lease), successor);
-            ZooKeeperFaultScenariosTest.pauseUntilTheSuccessorsGrant(run, child, successor, History.Outcome.FAIL);
+            StaleWrites.pausedWrites(run, child, rival, successor, Soak.rounds(2),
+                    new Random(StaleWrites.seed("jdbc-paused-holder-fenced-at-grant")), true);
             for (int round = 0; round < Soak.rounds(2); round++) {
                 ZooKeeperFaultScenariosTest.pauseUntilTakenOver(run, child, List.of(rival));
             }
@@ -126,9 +131,12 @@ class JdbcFaultScenariosTest {
             ChildHolder child = run.child(1, args, Map.of());
             child.awaitWriteReady();
             HeldAfterGrant successor = new HeldAfterGrant();
-            run.worker(2, local, config(lease, TTL, 7), successor);
-            ZooKeeperFaultScenariosTest.pauseUntilTheSuccessorsGrant(run, child, successor, History.Outcome.OK);
-            ZooKeeperFaultScenariosTest.assertGrantWindowOpen(run.finish());
+            LeaseWorker rival = run.worker(2, local, config(lease, TTL, 7), successor);
+            StaleWrites.Tally tally = StaleWrites.pausedWrites(run, child, rival, successor, 2,
+                    new Random(StaleWrites.seed("jdbc-paused-holder-grant-window")), false);
+            HistoryChecker.Verdict verdict = run.finish();
+            ZooKeeperFaultScenariosTest.assertGrantWindowOpen(verdict);
+            ZooKeeperFaultScenariosTest.assertStaleWrites(verdict, tally);
         }
     }
 
@@ -137,8 +145,15 @@ class JdbcFaultScenariosTest {
         String lease = "jdbc-kill";
         try (FaultRun run = new FaultRun("jdbc-connection-kill", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS,
                 ledger(lease)); LeaseEngine one = engine(); LeaseEngine two = engine()) {
+            ChildHolder child = pausedChild(run, lease, TTL, 2);
             List<LeaseWorker> workers = List.of(run.worker(1, one, config(lease, TTL, 2)),
                     run.worker(2, two, config(lease, TTL, 2)));
+            StaleWrites.pausedAcross(run, child, workers, "pg_terminate_backend of every holder connection", () -> {
+                new JdbcTemplate(postgres.getPostgresDatabase()).queryForObject(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ?",
+                        Integer.class, HOLDERS);
+                return StaleWrites.Undo.NOTHING;
+            });
             for (int round = 0; round < Soak.rounds(2); round++) {
                 killConnectionsWhileHeld(run, workers);
             }
@@ -151,8 +166,14 @@ class JdbcFaultScenariosTest {
         String lease = "jdbc-restart";
         try (FaultRun run = new FaultRun("jdbc-database-restart", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS,
                 ledger(lease)); LeaseEngine one = engine(); LeaseEngine two = engine()) {
+            ChildHolder child = pausedChild(run, lease, TTL, 3);
             List<LeaseWorker> workers = List.of(run.worker(1, one, config(lease, TTL, 3)),
                     run.worker(2, two, config(lease, TTL, 3)));
+            StaleWrites.pausedAcross(run, child, workers, "stopped PostgreSQL and started it again", () -> {
+                postgres.close();
+                postgres = startPostgres();
+                return StaleWrites.Undo.NOTHING;
+            });
             for (int round = 0; round < Soak.rounds(1); round++) {
                 restartWhileHeld(run, workers);
             }
@@ -169,11 +190,18 @@ class JdbcFaultScenariosTest {
         Faketime.set(offset, "+0");
         try (FaultRun run = new FaultRun("jdbc-wall-clock-jumps", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS,
                 ledger(lease)); LeaseEngine local = engine()) {
-            ChildHolder child = run.child(1, childArgs(lease, ttl, 4), Faketime.environment(library, offset));
-            run.worker(2, local, config(lease, ttl, 4));
+            Map<String, String> args = childArgs(lease, ttl, 4);
+            args.put("pause-before-write", "true");
+            ChildHolder child = run.child(1, args, Faketime.environment(library, offset));
+            child.awaitWriteReady();
+            LeaseWorker rival = run.worker(2, local, config(lease, ttl, 4));
+            // As on ZooKeeper: the stale write first, then jumps that must not cost the holder another lease.
+            long stale = StaleWrites.pausedAcross(run, child, List.of(rival), "nothing else",
+                    () -> StaleWrites.Undo.NOTHING);
             ClockJumps.jump(run, child, offset, Soak.rounds(1));
             run.finish();
-            assertThat(run.history.interruptsOf(child.worker())).as("leases the jumping holder lost").isZero();
+            assertThat(run.history.interruptedSectionsOf(child.worker(), stale)).as("leases the jumping holder lost")
+                    .isZero();
         }
         finally {
             Files.deleteIfExists(offset);
@@ -186,9 +214,10 @@ class JdbcFaultScenariosTest {
         Random random = new Random(4242);
         try (FaultRun run = new FaultRun("jdbc-random-mix", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS, ledger(lease));
                 LeaseEngine one = engine(); LeaseEngine two = engine()) {
-            ChildHolder child = run.child(3, childArgs(lease, TTL, 5), Map.of());
+            ChildHolder child = pausedChild(run, lease, TTL, 5);
             List<LeaseWorker> workers = List.of(run.worker(1, one, config(lease, TTL, 5)),
                     run.worker(2, two, config(lease, TTL, 5)));
+            StaleWrites.pausedAcross(run, child, workers, "nothing else", () -> StaleWrites.Undo.NOTHING);
             for (int round = 0; round < Soak.rounds(3); round++) {
                 switch (random.nextInt(3)) {
                     case 0 -> ZooKeeperFaultScenariosTest.pauseUntilTakenOver(run, child);
@@ -221,6 +250,18 @@ class JdbcFaultScenariosTest {
         postgres = startPostgres();
         long upAt = System.nanoTime();
         await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantedSince(upAt, -1));
+    }
+
+    /**
+     * A child holder (worker 3) whose first write is frozen ({@code pause-before-write}), started before the other
+     * workers so that it gets the lease first: {@link StaleWrites#pausedAcross} makes it write stale.
+     */
+    private static ChildHolder pausedChild(FaultRun run, String lease, Duration ttl, long seed) throws Exception {
+        Map<String, String> args = childArgs(lease, ttl, seed);
+        args.put("pause-before-write", "true");
+        ChildHolder child = run.child(3, args, Map.of());
+        child.awaitWriteReady();
+        return child;
     }
 
     private static DataSource holderDataSource() {

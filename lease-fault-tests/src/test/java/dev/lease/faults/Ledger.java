@@ -37,7 +37,7 @@ final class Ledger {
         this.jdbc = new JdbcTemplate(dataSource);
         this.tx = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         this.fence = new JdbcFence(jdbc);
-        this.check = check;
+        this.check = Mutant.ledgerCheck(check);
         this.resource = resource;
         if (reset) {
             fence.createSchema();
@@ -77,6 +77,18 @@ final class Ledger {
             return true;
         });
         return Boolean.TRUE.equals(accepted);
+    }
+
+    /**
+     * Writes in the caller's transaction (an application's {@code @Transactional} method on this ledger's
+     * DataSource): the fence check and the row commit or roll back with the caller's work.
+     *
+     * @throws StaleTokenException when the fence refused the token; the caller's transaction must roll back
+     */
+    void writeInCallersTransaction(FencingToken token, long writeId) {
+        fence.advance(resource, token);
+        jdbc.update("INSERT INTO fault_ledger (resource, token, write_id) VALUES (?, ?, ?)", resource, token.value(),
+                writeId);
     }
 
     /** Same as {@link #write(String, long, long)} under the lease name {@code ledger}. */

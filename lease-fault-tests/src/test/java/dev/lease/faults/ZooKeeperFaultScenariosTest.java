@@ -27,6 +27,7 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.lease.LeaseKind;
 import dev.lease.testing.TcpProxy;
@@ -37,6 +38,7 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
  * leader and ensemble loss, wall-clock jumps and a seeded random mix. Every write goes through {@link Ledger} (the
  * real JdbcFence on PostgreSQL) and the history check must find no stale write accepted and nothing lost.
  */
+@ExtendWith(MutantRuns.class)
 class ZooKeeperFaultScenariosTest {
 
     private static final int TICK_MS = 250;
@@ -76,12 +78,14 @@ class ZooKeeperFaultScenariosTest {
             ChildHolder child = run.child(1, args, Map.of());
             // The child first, alone: a worker that releases and takes the lease again at once can starve it.
             child.awaitWriteReady();
-            LeaseWorker rival = run.worker(2, local.engine(), config(lease, SESSION, 2));
-            pauseRightBeforeItsWrite(run, child);
+            HeldAfterGrant successor = new HeldAfterGrant();
+            LeaseWorker rival = run.worker(2, local.engine(), config(lease, SESSION, 2), successor);
+            StaleWrites.Tally tally = StaleWrites.pausedWrites(run, child, rival, successor, Soak.rounds(2),
+                    new Random(StaleWrites.seed("zookeeper-paused-holder")), false);
             for (int round = 0; round < Soak.rounds(2); round++) {
                 pauseUntilTakenOver(run, child, List.of(rival));
             }
-            assertFenceRefused(run.finish());
+            assertStaleWrites(run.finish(), tally);
         }
     }
 
@@ -105,7 +109,8 @@ class ZooKeeperFaultScenariosTest {
             HeldAfterGrant successor = new HeldAfterGrant();
             LeaseWorker rival = run.worker(2, local.engine(), config(lease, SESSION, 8).fencedAtGrant(lease),
                     successor);
-            pauseUntilTheSuccessorsGrant(run, child, successor, History.Outcome.FAIL);
+            StaleWrites.pausedWrites(run, child, rival, successor, Soak.rounds(2),
+                    new Random(StaleWrites.seed("zookeeper-paused-holder-fenced-at-grant")), true);
             for (int round = 0; round < Soak.rounds(2); round++) {
                 pauseUntilTakenOver(run, child, List.of(rival));
             }
@@ -117,8 +122,8 @@ class ZooKeeperFaultScenariosTest {
 
     /**
      * The window fence at grant closes, shown open: without it, a stale write that lands after the successor's grant
-     * but before its first write is accepted, and the table, whose tokens still rise, sees nothing wrong. A scenario
-     * of its own because {@link #pausedHolder()} must see its frozen write refused.
+     * but before its first write is accepted, and the table, whose tokens still rise, sees nothing wrong. Its other
+     * round lands after the successor's write, so that a fence without the comparison is caught here too.
      */
     @Test
     void pausedHolderWritesAfterTheSuccessorsGrant() throws Exception {
@@ -131,9 +136,12 @@ class ZooKeeperFaultScenariosTest {
             ChildHolder child = run.child(1, args, Map.of());
             child.awaitWriteReady();
             HeldAfterGrant successor = new HeldAfterGrant();
-            run.worker(2, local.engine(), config(lease, SESSION, 9), successor);
-            pauseUntilTheSuccessorsGrant(run, child, successor, History.Outcome.OK);
-            assertGrantWindowOpen(run.finish());
+            LeaseWorker rival = run.worker(2, local.engine(), config(lease, SESSION, 9), successor);
+            StaleWrites.Tally tally = StaleWrites.pausedWrites(run, child, rival, successor, 2,
+                    new Random(StaleWrites.seed("zookeeper-paused-holder-grant-window")), false);
+            HistoryChecker.Verdict verdict = run.finish();
+            assertGrantWindowOpen(verdict);
+            assertStaleWrites(verdict, tally);
         }
     }
 
@@ -145,9 +153,14 @@ class ZooKeeperFaultScenariosTest {
                 TcpProxy proxy2 = new TcpProxy(zookeeper.getPort());
                 ZooKeeperHolder one = ZooKeeperHolder.connect(proxy1.address(), SESSION);
                 ZooKeeperHolder two = ZooKeeperHolder.connect(proxy2.address(), SESSION)) {
-            List<LeaseWorker> workers = List.of(run.worker(1, one.engine(), config(lease, SESSION, 3)),
-                    run.worker(2, two.engine(), config(lease, SESSION, 3)));
+            FrozenWrite gate = new FrozenWrite(run.history);
+            List<LeaseWorker> workers = List.of(run.worker(1, one.engine(), config(lease, SESSION, 3), gate.of(1)),
+                    run.worker(2, two.engine(), config(lease, SESSION, 3), gate.of(2)));
             List<TcpProxy> proxies = List.of(proxy1, proxy2);
+            StaleWrites.frozenAcross(run, gate, "froze the network of the holder", victim -> {
+                proxies.get(victim - 1).freeze();
+                return () -> proxies.get(victim - 1).unfreeze();
+            });
             for (int round = 0; round < Soak.rounds(2); round++) {
                 await().atMost(BOUND).pollInterval(POLL).until(() -> workers.stream().anyMatch(LeaseWorker::holding));
                 int victim = workers.get(0).holding() ? 0 : 1;
@@ -170,12 +183,19 @@ class ZooKeeperFaultScenariosTest {
         Faketime.set(offset, "+0");
         try (FaultRun run = new FaultRun("zookeeper-wall-clock-jumps", "zookeeper", LeaseKind.CORRECTNESS, ledger(lease));
                 ZooKeeperHolder local = ZooKeeperHolder.connect(zookeeper.getConnectString(), session)) {
-            ChildHolder child = run.child(1, childArgs(lease, zookeeper.getConnectString(), session, 4),
-                    Faketime.environment(library, offset));
-            run.worker(2, local.engine(), config(lease, session, 4));
+            Map<String, String> args = childArgs(lease, zookeeper.getConnectString(), session, 4);
+            args.put("pause-before-write", "true");
+            ChildHolder child = run.child(1, args, Faketime.environment(library, offset));
+            child.awaitWriteReady();
+            LeaseWorker rival = run.worker(2, local.engine(), config(lease, session, 4));
+            // The stale write the fence exists for, from the holder whose clock will jump; its loss comes before the
+            // jumps, which must not cost it another lease.
+            long stale = StaleWrites.pausedAcross(run, child, List.of(rival), "nothing else",
+                    () -> StaleWrites.Undo.NOTHING);
             ClockJumps.jump(run, child, offset, Soak.rounds(1));
             run.finish();
-            assertThat(run.history.interruptsOf(child.worker())).as("leases the jumping holder lost").isZero();
+            assertThat(run.history.interruptedSectionsOf(child.worker(), stale)).as("leases the jumping holder lost")
+                    .isZero();
         }
         finally {
             Files.deleteIfExists(offset);
@@ -190,8 +210,14 @@ class ZooKeeperFaultScenariosTest {
                         ledger(lease));
                 ZooKeeperHolder one = ZooKeeperHolder.connect(cluster.getConnectString(), seconds(4));
                 ZooKeeperHolder two = ZooKeeperHolder.connect(cluster.getConnectString(), seconds(4))) {
-            run.worker(1, one.engine(), config(lease, seconds(4), 5));
-            run.worker(2, two.engine(), config(lease, seconds(4), 5));
+            ChildHolder child = pausedChild(run, lease, cluster.getConnectString(), seconds(4), 5);
+            List<LeaseWorker> workers = List.of(run.worker(1, one.engine(), config(lease, seconds(4), 5)),
+                    run.worker(2, two.engine(), config(lease, seconds(4), 5)));
+            StaleWrites.pausedAcross(run, child, workers, "killed the leader", () -> {
+                InstanceSpec leader = leaderOf(cluster);
+                cluster.killServer(leader);
+                return () -> cluster.restartServer(leader);
+            });
             for (int round = 0; round < Soak.rounds(2); round++) {
                 long before = System.nanoTime();
                 await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantedSince(before, -1));
@@ -214,8 +240,19 @@ class ZooKeeperFaultScenariosTest {
                         LeaseKind.CORRECTNESS, ledger(lease));
                 ZooKeeperHolder one = ZooKeeperHolder.connect(cluster.getConnectString(), seconds(4));
                 ZooKeeperHolder two = ZooKeeperHolder.connect(cluster.getConnectString(), seconds(4))) {
+            ChildHolder child = pausedChild(run, lease, cluster.getConnectString(), seconds(4), 6);
             List<LeaseWorker> workers = List.of(run.worker(1, one.engine(), config(lease, seconds(4), 6)),
                     run.worker(2, two.engine(), config(lease, seconds(4), 6)));
+            StaleWrites.pausedAcross(run, child, workers, "stopped all three servers, then started them again", () -> {
+                for (InstanceSpec server : cluster.getInstances()) {
+                    cluster.killServer(server);
+                }
+                await().atMost(BOUND).pollInterval(POLL).until(() -> workers.stream().noneMatch(LeaseWorker::holding));
+                for (InstanceSpec server : cluster.getInstances()) {
+                    cluster.restartServer(server);
+                }
+                return StaleWrites.Undo.NOTHING;
+            });
             for (int round = 0; round < Soak.rounds(1); round++) {
                 await().atMost(BOUND).pollInterval(POLL).until(() -> workers.stream().anyMatch(LeaseWorker::holding));
                 long downAt = System.nanoTime();
@@ -243,10 +280,11 @@ class ZooKeeperFaultScenariosTest {
                 TcpProxy proxy2 = new TcpProxy(zookeeper.getPort());
                 ZooKeeperHolder one = ZooKeeperHolder.connect(proxy1.address(), SESSION);
                 ZooKeeperHolder two = ZooKeeperHolder.connect(proxy2.address(), SESSION)) {
-            ChildHolder child = run.child(3, childArgs(lease, zookeeper.getConnectString(), SESSION, 7), Map.of());
+            ChildHolder child = pausedChild(run, lease, zookeeper.getConnectString(), SESSION, 7);
             List<TcpProxy> proxies = List.of(proxy1, proxy2);
-            run.worker(1, one.engine(), config(lease, SESSION, 7));
-            run.worker(2, two.engine(), config(lease, SESSION, 7));
+            List<LeaseWorker> workers = List.of(run.worker(1, one.engine(), config(lease, SESSION, 7)),
+                    run.worker(2, two.engine(), config(lease, SESSION, 7)));
+            StaleWrites.pausedAcross(run, child, workers, "nothing else", () -> StaleWrites.Undo.NOTHING);
             for (int round = 0; round < Soak.rounds(4); round++) {
                 int victim = random.nextInt(2);
                 TcpProxy proxy = proxies.get(victim);
@@ -372,6 +410,31 @@ class ZooKeeperFaultScenariosTest {
         assertThat(verdict.staleWritesAccepted()).as("stale writes accepted after a successor's write").isZero();
     }
 
+    /**
+     * The stale writes of {@link StaleWrites#pausedWrites} are in the table's numbers: those after the successor's
+     * write refused, those between its grant and its write counted, none accepted after a successor's write.
+     */
+    static void assertStaleWrites(HistoryChecker.Verdict verdict, StaleWrites.Tally tally) {
+        assertFenceRefused(verdict);
+        assertThat(verdict.staleWritesAfterGrant()).as("stale writes accepted after a successor's grant")
+                .isGreaterThanOrEqualTo(tally.beforeTheSuccessorsWrite());
+        assertThat(verdict.writesRejected()).as("stale writes refused")
+                .isGreaterThanOrEqualTo(tally.afterTheSuccessorsWrite());
+    }
+
+    /**
+     * A child holder (worker 3) whose first write is frozen ({@code pause-before-write}), started before the other
+     * workers so that it gets the lease first: {@link StaleWrites#pausedAcross} makes it write stale.
+     */
+    private static ChildHolder pausedChild(FaultRun run, String lease, String connect, Duration session, long seed)
+            throws Exception {
+        Map<String, String> args = childArgs(lease, connect, session, seed);
+        args.put("pause-before-write", "true");
+        ChildHolder child = run.child(3, args, Map.of());
+        child.awaitWriteReady();
+        return child;
+    }
+
     /** The run saw the fence refuse at least one stale write and accept none. */
     static void assertFenceRefused(HistoryChecker.Verdict verdict) {
         assertThat(verdict.writesRejected()).as("stale writes refused").isGreaterThanOrEqualTo(1);
@@ -385,8 +448,8 @@ class ZooKeeperFaultScenariosTest {
      */
     static final class HeldAfterGrant implements LeaseWorker.BeforeWrite {
 
-        private final CountDownLatch held = new CountDownLatch(1);
-        private final CountDownLatch released = new CountDownLatch(1);
+        private volatile CountDownLatch held = new CountDownLatch(1);
+        private volatile CountDownLatch released = new CountDownLatch(1);
         private final AtomicBoolean armed = new AtomicBoolean(true);
         private volatile long token = -1;
 
@@ -410,6 +473,13 @@ class ZooKeeperFaultScenariosTest {
 
         void release() {
             released.countDown();
+        }
+
+        /** Holds the worker's next write the same way; only while the worker does not wait here. */
+        void arm() {
+            held = new CountDownLatch(1);
+            released = new CountDownLatch(1);
+            armed.set(true);
         }
     }
 

@@ -1,8 +1,6 @@
 package dev.lease.faults;
 
 import java.time.Duration;
-import java.util.EnumMap;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.curator.framework.CuratorFramework;
@@ -10,8 +8,6 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
 import dev.lease.LeaseKind;
-import dev.lease.core.BackendRouter;
-import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
 import dev.lease.spi.GrantFence;
 import dev.lease.spi.LeaseBackend;
@@ -48,9 +44,7 @@ record ZooKeeperHolder(CuratorFramework client, ZooKeeperLeaseBackend backend, L
     }
 
     static LeaseEngine engine(LeaseBackend backend, LeaseKind kind, GrantFence grantFence) {
-        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
-        routes.put(kind, backend);
-        return new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(), grantFence);
+        return Mutant.engine(backend, kind, grantFence);
     }
 
     @Override

@@ -115,6 +115,25 @@ public final class MariaDbServer implements AutoCloseable {
         }
     }
 
+    /** The server's TCP port, e.g. for a proxy in front of it. */
+    public int port() {
+        return port;
+    }
+
+    /** mariadbd's process id, to pause it for real ({@code kill -STOP}). */
+    public long pid() {
+        return process.pid();
+    }
+
+    /**
+     * The JDBC URL of the database as reached on {@code viaPort} (the server's own, or a proxy's in front of it),
+     * with driver options such as {@code socketTimeout=3000}.
+     */
+    public String jdbcUrl(int viaPort, String... options) {
+        return "jdbc:mariadb://127.0.0.1:" + viaPort + "/" + database + "?user=root"
+                + (options.length == 0 ? "" : "&" + String.join("&", options));
+    }
+
     /**
      * Loads one time zone of the system's tzdata into the server, so that sessions can {@code SET time_zone} to it
      * (MariaDB knows only numeric offsets until then); false when tzdata or the client tools are not installed.

@@ -11,6 +11,7 @@ import java.net.SocketException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A loopback TCP proxy for network-fault tests: clients connect to {@link #port()} and bytes flow to the target.
@@ -33,6 +34,8 @@ public final class TcpProxy implements AutoCloseable {
     private volatile boolean closed;
     private volatile long delayNanos;
     private volatile boolean dropping;
+    private volatile byte[] marker;
+    private volatile long markedDelayNanos;
 
     /** Starts proxying a free loopback port to {@code 127.0.0.1:targetPort}. */
     public TcpProxy(int targetPort) throws IOException {
@@ -76,6 +79,16 @@ public final class TcpProxy implements AutoCloseable {
     /** While {@code drop} is true, bytes in both directions are read and thrown away. */
     public void drop(boolean drop) {
         this.dropping = drop;
+    }
+
+    /**
+     * Holds the first reply chunk that follows a request chunk containing {@code marker} for {@code delay}, on each
+     * connection: with {@code "COMMIT"} the database commits at once but the client hears of it late (or, past its
+     * socket timeout, never), so its outcome is unknown while the row is there. {@code null} stops it.
+     */
+    public void delayReplyAfter(byte[] marker, Duration delay) {
+        this.markedDelayNanos = delay.toNanos();
+        this.marker = marker;
     }
 
     /**
@@ -125,12 +138,13 @@ public final class TcpProxy implements AutoCloseable {
             }
             sockets.add(client);
             sockets.add(upstream);
-            pump(client, upstream, "up");
-            pump(upstream, client, "down");
+            AtomicBoolean marked = new AtomicBoolean();
+            pump(client, upstream, "up", marked);
+            pump(upstream, client, "down", marked);
         }
     }
 
-    private void pump(Socket from, Socket to, String direction) {
+    private void pump(Socket from, Socket to, String direction, AtomicBoolean marked) {
         Thread pump = new Thread(() -> {
             byte[] buffer = new byte[8192];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
@@ -141,6 +155,13 @@ public final class TcpProxy implements AutoCloseable {
                         continue;
                     }
                     long delay = delayNanos;
+                    byte[] mark = marker;
+                    if (mark != null && direction.equals("up") && contains(buffer, n, mark)) {
+                        marked.set(true);
+                    }
+                    else if (direction.equals("down") && marked.getAndSet(false) && mark != null) {
+                        delay += markedDelayNanos;
+                    }
                     if (delay > 0) {
                         Thread.sleep(delay / 1_000_000, (int) (delay % 1_000_000));
                     }
@@ -154,6 +175,9 @@ public final class TcpProxy implements AutoCloseable {
             finally {
                 closeQuietly(from);
                 closeQuietly(to);
+                // A long run opens many connections: closed ones must not pile up.
+                sockets.remove(from);
+                sockets.remove(to);
             }
         }, "tcp-proxy-" + direction + "-" + from.getPort());
         pump.setDaemon(true);
@@ -166,6 +190,19 @@ public final class TcpProxy implements AutoCloseable {
                 gate.wait();
             }
         }
+    }
+
+    private static boolean contains(byte[] buffer, int length, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (buffer[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
     }
 
     private static void closeQuietly(java.io.Closeable closeable) {
