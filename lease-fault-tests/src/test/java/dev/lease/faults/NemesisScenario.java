@@ -28,7 +28,7 @@ final class NemesisScenario implements AutoCloseable {
     private static final Log log = LogFactory.getLog(NemesisScenario.class);
 
     /** How long the workload runs while the nemesis strikes. */
-    static final Duration LENGTH = Duration.ofSeconds(Long.getLong("lease-test.nemesis-seconds", Soak.ON ? 300 : 25));
+    static final Duration LENGTH = Duration.ofSeconds(Long.getLong("lease-test.nemesis-seconds", Soak.ON ? 240 : 25));
 
     /**
      * The check of the CORRECTNESS ledgers: {@link Ledger.Check#FENCED}, or {@code -Dlease-test.nemesis-ledger=BROKEN}
