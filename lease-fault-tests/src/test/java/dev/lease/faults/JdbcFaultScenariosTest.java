@@ -87,7 +87,7 @@ class JdbcFaultScenariosTest {
             HeldAfterGrant successor = new HeldAfterGrant();
             LeaseWorker rival = run.worker(2, local, config(lease, TTL, 1), successor);
             StaleWrites.Tally tally = StaleWrites.pausedWrites(run, child, rival, successor, Soak.rounds(2),
-                    new Random(StaleWrites.seed("jdbc-paused-holder")), false);
+                    new Random(Seeds.of("jdbc-paused-holder")), false);
             for (int round = 0; round < Soak.rounds(2); round++) {
                 ZooKeeperFaultScenariosTest.pauseUntilTakenOver(run, child, List.of(rival));
             }
@@ -110,7 +110,7 @@ class JdbcFaultScenariosTest {
             HeldAfterGrant successor = new HeldAfterGrant();
             LeaseWorker rival = run.worker(2, local, config(lease, TTL, 6).fencedAtGrant(lease), successor);
             StaleWrites.pausedWrites(run, child, rival, successor, Soak.rounds(2),
-                    new Random(StaleWrites.seed("jdbc-paused-holder-fenced-at-grant")), true);
+                    new Random(Seeds.of("jdbc-paused-holder-fenced-at-grant")), true);
             for (int round = 0; round < Soak.rounds(2); round++) {
                 ZooKeeperFaultScenariosTest.pauseUntilTakenOver(run, child, List.of(rival));
             }
@@ -133,7 +133,7 @@ class JdbcFaultScenariosTest {
             HeldAfterGrant successor = new HeldAfterGrant();
             LeaseWorker rival = run.worker(2, local, config(lease, TTL, 7), successor);
             StaleWrites.Tally tally = StaleWrites.pausedWrites(run, child, rival, successor, 2,
-                    new Random(StaleWrites.seed("jdbc-paused-holder-grant-window")), false);
+                    new Random(Seeds.of("jdbc-paused-holder-grant-window")), false);
             HistoryChecker.Verdict verdict = run.finish();
             ZooKeeperFaultScenariosTest.assertGrantWindowOpen(verdict);
             ZooKeeperFaultScenariosTest.assertStaleWrites(verdict, tally);
@@ -211,7 +211,7 @@ class JdbcFaultScenariosTest {
     @Test
     void randomMix() throws Exception {
         String lease = "jdbc-mix";
-        Random random = new Random(4242);
+        Random random = new Random(Seeds.of("jdbc-random-mix"));
         try (FaultRun run = new FaultRun("jdbc-random-mix", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS, ledger(lease));
                 LeaseEngine one = engine(); LeaseEngine two = engine()) {
             ChildHolder child = pausedChild(run, lease, TTL, 5);

@@ -16,7 +16,7 @@ import dev.lease.testing.TcpProxy;
 /**
  * The shared harness of the nemesis scenarios: one {@link FaultRun} per lease name (a history covers one name and
  * one resource), all running at once against the same instances, and one {@link Nemesis} whose every fault is
- * recorded in every run. The scenario's seed comes from {@code -Dlease-test.nemesis-seed} (else a fresh one), is
+ * recorded in every run. The scenario's seed comes from {@link Seeds} ({@code -Dlease-test.seed}), is
  * logged and stored in every history; its length from {@code -Dlease-test.nemesis-seconds} (a short default,
  * a long one under {@code -Psoak}), stretched up to half as long again while the cycle goal is not reached.
  *
@@ -61,16 +61,15 @@ final class NemesisScenario implements AutoCloseable {
     NemesisScenario(String prefix, String backend, LeaseKind kind, int names, Function<String, Ledger> checked) {
         this.prefix = prefix;
         this.kind = kind;
-        this.seed = Long.getLong("lease-test.nemesis-seed", System.nanoTime() ^ System.currentTimeMillis());
-        log.info(prefix + ": nemesis seed " + seed + " (replay with -Dlease-test.nemesis-seed=" + seed + "), "
-                + LENGTH.toSeconds() + " s");
+        this.seed = Seeds.of(prefix);
+        log.info(prefix + ": " + LENGTH.toSeconds() + " s");
         for (int i = 1; i <= names; i++) {
             String lease = prefix + "-" + i;
             Ledger ledger = checked.apply(lease);
             ledgers.add(ledger);
             FaultRun run = new FaultRun(lease, backend, kind, ledger);
-            run.history.attribute("nemesis-seed", Long.toString(seed));
-            run.history.attribute("replay", "-Dlease-test.nemesis-seed=" + seed);
+            run.history.attribute("seed", Long.toString(seed));
+            run.history.attribute("replay", Seeds.replay(seed));
             runs.add(run);
             leases.add(lease);
         }
@@ -140,7 +139,7 @@ final class NemesisScenario implements AutoCloseable {
                 + (failures.isEmpty() ? "" : ", " + failures.size() + " unsafe run(s)"));
         if (!failures.isEmpty()) {
             AssertionError first = new AssertionError(prefix + " (seed " + seed + ", replay with "
-                    + "-Dlease-test.nemesis-seed=" + seed + "): " + failures.size() + " unsafe run(s)",
+                    + Seeds.replay(seed) + "): " + failures.size() + " unsafe run(s)",
                     failures.get(0));
             failures.stream().skip(1).forEach(first::addSuppressed);
             throw first;

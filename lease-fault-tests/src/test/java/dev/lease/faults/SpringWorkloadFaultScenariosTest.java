@@ -42,7 +42,7 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
  * {@link HistoryChecker} through {@link FaultRun}, and in addition every section lost while its body ran must have
  * been interrupted there ({@link WorkloadRecorder#checkLostSectionsInterrupted()}).
  *
- * <p>Seeds: {@code -Dlease-test.workloads.seed=N} replays the random hold times of a run (faults strike on
+ * <p>Seeds: {@code -Dlease-test.seed=N} replays the random hold times of a run (faults strike on
  * conditions, so their moments vary); {@code -Dlease-test.workloads.swallow-interrupts=true} makes every body
  * swallow its interrupt and write anyway, which must fail the scenarios.
  */
@@ -63,7 +63,7 @@ class SpringWorkloadFaultScenariosTest {
      * fault that strikes as such a section starts is a loss inside it; most holds are short, for the cycles.
      */
     private static final long LONG_HOLD_MILLIS = SESSION.toMillis() + 500;
-    private static final long SEED = Long.getLong("lease-test.workloads.seed", 20261202L);
+    private static final long SEED = Seeds.of("spring-workloads");
 
     private static EmbeddedPostgres postgres;
     private static DataSource ledgerDatabase;
@@ -75,7 +75,6 @@ class SpringWorkloadFaultScenariosTest {
         // One instance: transactions bind connections by DataSource, and the beans' must be the ledger's.
         ledgerDatabase = postgres.getPostgresDatabase();
         zookeeper = new TestingServer(ZooKeeperFaultScenariosTest.spec(-1), true);
-        log.info("Spring workload scenarios: seed " + SEED + " (replay with -Dlease-test.workloads.seed=" + SEED + ")");
     }
 
     @AfterAll

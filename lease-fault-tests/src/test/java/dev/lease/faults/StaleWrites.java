@@ -64,13 +64,6 @@ final class StaleWrites {
     private StaleWrites() {
     }
 
-    /** The seed of a scenario's random choices: {@code lease-test.seed} replays one, else a fresh one; logged. */
-    static long seed(String scenario) {
-        long seed = Long.getLong("lease-test.seed", new Random().nextLong());
-        log.info(scenario + ": seed " + seed + " (replay with -Dlease-test.seed=" + seed + ")");
-        return seed;
-    }
-
     /**
      * {@code rounds} stale writes of {@code child} (started with {@code pause-before-write}), each frozen right before
      * the write (SIGSTOP) until its lease expired and {@code successor} (the {@link LeaseWorker.BeforeWrite} of

@@ -81,7 +81,7 @@ class ZooKeeperFaultScenariosTest {
             HeldAfterGrant successor = new HeldAfterGrant();
             LeaseWorker rival = run.worker(2, local.engine(), config(lease, SESSION, 2), successor);
             StaleWrites.Tally tally = StaleWrites.pausedWrites(run, child, rival, successor, Soak.rounds(2),
-                    new Random(StaleWrites.seed("zookeeper-paused-holder")), false);
+                    new Random(Seeds.of("zookeeper-paused-holder")), false);
             for (int round = 0; round < Soak.rounds(2); round++) {
                 pauseUntilTakenOver(run, child, List.of(rival));
             }
@@ -110,7 +110,7 @@ class ZooKeeperFaultScenariosTest {
             LeaseWorker rival = run.worker(2, local.engine(), config(lease, SESSION, 8).fencedAtGrant(lease),
                     successor);
             StaleWrites.pausedWrites(run, child, rival, successor, Soak.rounds(2),
-                    new Random(StaleWrites.seed("zookeeper-paused-holder-fenced-at-grant")), true);
+                    new Random(Seeds.of("zookeeper-paused-holder-fenced-at-grant")), true);
             for (int round = 0; round < Soak.rounds(2); round++) {
                 pauseUntilTakenOver(run, child, List.of(rival));
             }
@@ -138,7 +138,7 @@ class ZooKeeperFaultScenariosTest {
             HeldAfterGrant successor = new HeldAfterGrant();
             LeaseWorker rival = run.worker(2, local.engine(), config(lease, SESSION, 9), successor);
             StaleWrites.Tally tally = StaleWrites.pausedWrites(run, child, rival, successor, 2,
-                    new Random(StaleWrites.seed("zookeeper-paused-holder-grant-window")), false);
+                    new Random(Seeds.of("zookeeper-paused-holder-grant-window")), false);
             HistoryChecker.Verdict verdict = run.finish();
             assertGrantWindowOpen(verdict);
             assertStaleWrites(verdict, tally);
@@ -274,7 +274,7 @@ class ZooKeeperFaultScenariosTest {
     @Test
     void randomMix() throws Exception {
         String lease = "zk-mix";
-        Random random = new Random(20240607);
+        Random random = new Random(Seeds.of("zookeeper-random-mix"));
         try (FaultRun run = new FaultRun("zookeeper-random-mix", "zookeeper", LeaseKind.CORRECTNESS, ledger(lease));
                 TcpProxy proxy1 = new TcpProxy(zookeeper.getPort());
                 TcpProxy proxy2 = new TcpProxy(zookeeper.getPort());
