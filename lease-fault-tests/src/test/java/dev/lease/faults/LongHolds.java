@@ -50,4 +50,10 @@ final class LongHolds implements LeaseWorker.BeforeWrite {
         }
         next.beforeWrite(token);
     }
+
+    /** Whatever comes after decides: a long hold in front of a frozen write leaves that write forced. */
+    @Override
+    public boolean forcesWrite() {
+        return next.forcesWrite();
+    }
 }
