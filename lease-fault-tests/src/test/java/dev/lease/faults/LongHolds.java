@@ -50,4 +50,10 @@ final class LongHolds implements LeaseWorker.BeforeWrite {
         }
         next.beforeWrite(token);
     }
+
+    /** Whatever {@code next} says: a child's frozen write behind these long holds is still forced. */
+    @Override
+    public boolean forcesWrite() {
+        return next.forcesWrite();
+    }
 }
