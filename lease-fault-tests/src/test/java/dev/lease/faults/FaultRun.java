@@ -77,6 +77,11 @@ final class FaultRun implements AutoCloseable {
         return worker;
     }
 
+    /** The worker threads of this JVM started so far. */
+    List<LeaseWorker> workers() {
+        return List.copyOf(workers);
+    }
+
     /** Starts a child JVM holder; see {@link HolderMain} for {@code args}. */
     ChildHolder child(int id, Map<String, String> args, Map<String, String> env) throws Exception {
         ChildHolder child = ChildHolder.start(scenario + "-child-" + id, id, history, Mutant.childArgs(args), env);

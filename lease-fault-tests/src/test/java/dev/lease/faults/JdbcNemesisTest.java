@@ -13,6 +13,7 @@ import javax.sql.DataSource;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.mariadb.jdbc.MariaDbDataSource;
 
 import dev.lease.LeaseKind;
@@ -30,6 +31,7 @@ import dev.lease.testing.TestTiming;
  * the holders' links, holds COMMIT replies back past the client's timeout and pauses the children, on random
  * timers, overlapping, whoever holds.
  */
+@ExtendWith(MutantRuns.class)
 class JdbcNemesisTest {
 
     private static final Duration TTL = TestTiming.millis(1500);
@@ -110,7 +112,7 @@ class JdbcNemesisTest {
         args.put("ledger-url", CrashablePostgres.jdbcUrl(childResourceLink.port(),
                 NemesisScenario.resourceLinkQuery()));
         for (int c = 0; c < CHILDREN; c++) {
-            NemesisScenario.pauses(nemesis, scenario.child(10 + c, c, HOLDS, args), TTL);
+            NemesisScenario.pauses(nemesis, scenario.child(10 + c, c, HOLDS, args, childLeaseLink), TTL);
         }
         NemesisScenario.leaseLinkFaults(nemesis, "the child holders", childLeaseLink, TTL, 0.25);
         NemesisScenario.resourceLinkFaults(nemesis, "the child holders", childResourceLink, TTL, 0.25);

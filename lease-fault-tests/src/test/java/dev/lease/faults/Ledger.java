@@ -61,22 +61,29 @@ final class Ledger {
      */
     boolean write(String lease, long token, long writeId) {
         Boolean accepted = tx.execute(status -> {
-            if (check == Check.FENCED) {
-                try {
-                    fence.advance(resource, new FencingToken(lease, token));
-                }
-                catch (StaleTokenException stale) {
-                    status.setRollbackOnly();
-                    return false;
-                }
+            try {
+                advance(new FencingToken(lease, token));
             }
-            else if (jdbc.update("UPDATE " + JdbcFence.TABLE + " SET fence = ? WHERE resource = ?", token, resource) == 0) {
-                jdbc.update("INSERT INTO " + JdbcFence.TABLE + " (resource, fence) VALUES (?, ?)", resource, token);
+            catch (StaleTokenException stale) {
+                status.setRollbackOnly();
+                return false;
             }
             jdbc.update("INSERT INTO fault_ledger (resource, token, write_id) VALUES (?, ?, ?)", resource, token, writeId);
             return true;
         });
         return Boolean.TRUE.equals(accepted);
+    }
+
+    /** Moves the fence to {@code token}: through the library's JdbcFence, or without comparing when BROKEN. */
+    private void advance(FencingToken token) {
+        if (check == Check.FENCED) {
+            fence.advance(resource, token);
+        }
+        else if (jdbc.update("UPDATE " + JdbcFence.TABLE + " SET fence = ? WHERE resource = ?", token.value(),
+                resource) == 0) {
+            jdbc.update("INSERT INTO " + JdbcFence.TABLE + " (resource, fence) VALUES (?, ?)", resource,
+                    token.value());
+        }
     }
 
     /**
@@ -86,7 +93,8 @@ final class Ledger {
      * @throws StaleTokenException when the fence refused the token; the caller's transaction must roll back
      */
     void writeInCallersTransaction(FencingToken token, long writeId) {
-        fence.advance(resource, token);
+        // BROKEN too: the fence mutant must reach the @Transactional beans' writes as well.
+        advance(token);
         jdbc.update("INSERT INTO fault_ledger (resource, token, write_id) VALUES (?, ?, ?)", resource, token.value(),
                 writeId);
     }

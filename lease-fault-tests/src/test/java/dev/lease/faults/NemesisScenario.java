@@ -20,6 +20,10 @@ import dev.lease.testing.TcpProxy;
  * logged and stored in every history; its length from {@code -Dlease-test.nemesis-seconds} (a short default,
  * a long one under {@code -Psoak}), stretched up to half as long again while the cycle goal is not reached.
  *
+ * <p>A CORRECTNESS scenario starts with one forced stale write of its first child holder on the first lease name
+ * ({@link StaleWrites#pausedAcross}), before the nemesis strikes: the nemesis alone rarely puts a write after a
+ * successor's, so without it a fence that does not compare could pass a short run unnoticed.
+ *
  * <p>Also the faults every backend shares, registered on the nemesis by the scenario: pausing a child holder,
  * cutting a holder's link to the lease store, and delaying or timing out its link to the resource database.
  */
@@ -29,6 +33,12 @@ final class NemesisScenario implements AutoCloseable {
 
     /** How long the workload runs while the nemesis strikes. */
     static final Duration LENGTH = Duration.ofSeconds(Long.getLong("lease-test.nemesis-seconds", Soak.ON ? 240 : 25));
+
+    /**
+     * The same in a mutant run ({@link MutantRuns}): a mutant that the forced stale write does not catch has to show
+     * within a short run, or the detection table costs a soak of its own.
+     */
+    static final Duration MUTANT_LENGTH = Duration.ofSeconds(Long.getLong("lease-test.nemesis-mutant-seconds", 8));
 
     /**
      * The check of the CORRECTNESS ledgers: {@link Ledger.Check#FENCED}, or {@code -Dlease-test.nemesis-ledger=BROKEN}
@@ -54,6 +64,9 @@ final class NemesisScenario implements AutoCloseable {
     private final List<String> leases = new ArrayList<>();
     private final List<Ledger> ledgers = new ArrayList<>();
     private Nemesis nemesis;
+    /** The child whose first write is frozen for the forced stale write, and its lease-store link (or null). */
+    private ChildHolder forced;
+    private TcpProxy forcedLink;
 
     /**
      * @param checked the ledger of one lease name, straight to the resource database: the one the check reads
@@ -62,7 +75,7 @@ final class NemesisScenario implements AutoCloseable {
         this.prefix = prefix;
         this.kind = kind;
         this.seed = Seeds.of(prefix);
-        log.info(prefix + ": " + LENGTH.toSeconds() + " s");
+        log.info(prefix + ": " + length().toSeconds() + " s");
         for (int i = 1; i <= names; i++) {
             String lease = prefix + "-" + i;
             Ledger ledger = checked.apply(lease);
@@ -90,17 +103,33 @@ final class NemesisScenario implements AutoCloseable {
     }
 
     /**
-     * Runs the workload under the nemesis for {@link #LENGTH}, then, for CORRECTNESS backends, on until the runs
-     * together did {@link #CYCLE_GOAL} cycles (acquire attempts), for half as long again at most: a loaded machine
-     * makes fewer cycles per second, and the goal is a number of cycles, not a speed.
+     * Makes the forced stale write (CORRECTNESS), then runs the workload under the nemesis for {@link #LENGTH}, then,
+     * for CORRECTNESS backends, on until the runs together did {@link #CYCLE_GOAL} cycles (acquire attempts), for
+     * half as long again at most: a loaded machine makes fewer cycles per second, and the goal is a number of cycles,
+     * not a speed. In a mutant run, {@link #MUTANT_LENGTH} and no cycle goal.
      */
-    void strike() throws InterruptedException {
+    void strike() throws Exception {
+        if (forced != null) {
+            FaultRun run = runs.get(0);
+            // A JDBC child stopped in the middle of a renewal keeps the lease row locked, and nobody could take the
+            // lease over: its connections are reset, so that the store rolls its transaction back.
+            StaleWrites.pausedAcross(run, forced, run.workers(), "reset of its lease-store connections", () -> {
+                forcedLink.reset();
+                return StaleWrites.Undo.NOTHING;
+            });
+        }
         nemesis.start();
-        Thread.sleep(LENGTH.toMillis());
-        long deadline = System.nanoTime() + LENGTH.dividedBy(2).toNanos();
-        while (kind == LeaseKind.CORRECTNESS && cycles() < CYCLE_GOAL && System.nanoTime() - deadline < 0) {
+        Duration length = length();
+        Thread.sleep(length.toMillis());
+        long deadline = System.nanoTime() + length.dividedBy(2).toNanos();
+        boolean goal = kind == LeaseKind.CORRECTNESS && Mutant.active() == Mutant.NONE;
+        while (goal && cycles() < CYCLE_GOAL && System.nanoTime() - deadline < 0) {
             Thread.sleep(200);
         }
+    }
+
+    private static Duration length() {
+        return Mutant.active() == Mutant.NONE ? LENGTH : MUTANT_LENGTH;
     }
 
     /** Acquire attempts so far, over all runs. */
@@ -189,9 +218,12 @@ final class NemesisScenario implements AutoCloseable {
 
     /**
      * Starts child holder {@code id} on the lease name of run {@code index}, with {@code args} for its backend and
-     * links ({@link HolderMain}); the rest is added here.
+     * links ({@link HolderMain}); the rest is added here. In a CORRECTNESS scenario, the first child on the first
+     * name freezes its first write ({@code pause-before-write}) for the forced stale write of {@link #strike()}.
+     *
+     * @param leaseLink the child's link to the lease store
      */
-    ChildHolder child(int id, int index, Holds holds, Map<String, String> args) throws Exception {
+    ChildHolder child(int id, int index, Holds holds, Map<String, String> args, TcpProxy leaseLink) throws Exception {
         Map<String, String> all = new java.util.HashMap<>(args);
         String lease = leases.get(index);
         all.put("lease", lease);
@@ -203,7 +235,16 @@ final class NemesisScenario implements AutoCloseable {
         all.put("long-hold-percent", Integer.toString(LONG_HOLD_PERCENT));
         all.put("long-hold-min-ms", Long.toString(holds.ttl().toMillis()));
         all.put("long-hold-max-ms", Long.toString(holds.ttl().toMillis() * 2));
-        return runs.get(index).child(id, all, Map.of());
+        boolean forcing = kind == LeaseKind.CORRECTNESS && index == 0 && forced == null;
+        if (forcing) {
+            all.put("pause-before-write", "true");
+        }
+        ChildHolder child = runs.get(index).child(id, all, Map.of());
+        if (forcing) {
+            forced = child;
+            forcedLink = leaseLink;
+        }
+        return child;
     }
 
     /** How holders of a scenario hold: ttl, how long they wait for a busy lease, the longest short hold. */

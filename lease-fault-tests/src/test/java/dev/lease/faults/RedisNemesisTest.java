@@ -10,6 +10,7 @@ import java.util.Properties;
 import javax.sql.DataSource;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -30,6 +31,7 @@ import redis.embedded.RedisServer;
  * which crashes too) cannot refuse anything: the run counts the overlapping holders instead of failing on them, and
  * still fails on a lost acknowledged write or a history that does not reconcile with the table.
  */
+@ExtendWith(MutantRuns.class)
 class RedisNemesisTest {
 
     private static final Duration TTL = TestTiming.millis(1500);

@@ -22,6 +22,7 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.lease.LeaseKind;
 import dev.lease.faults.History.Kind;
@@ -31,6 +32,7 @@ import dev.lease.faults.WorkloadApp.NestedOuter;
 import dev.lease.faults.WorkloadApp.TransactionalJob;
 import dev.lease.faults.WorkloadApp.Waiter;
 import dev.lease.faults.WorkloadRecorder.Section;
+import dev.lease.faults.WorkloadRecorder.Writer;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 /**
@@ -45,7 +47,11 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
  * <p>Seeds: {@code -Dlease-test.seed=N} replays the random hold times of a run (faults strike on
  * conditions, so their moments vary); {@code -Dlease-test.workloads.swallow-interrupts=true} makes every body
  * swallow its interrupt and write anyway, which must fail the scenarios.
+ *
+ * <p>Every scenario starts with one {@linkplain #forcedStaleWrite forced stale write}: its own faults rarely make a
+ * body write after a successor's write, so without it a fence that does not compare would go unnoticed.
  */
+@ExtendWith(MutantRuns.class)
 class SpringWorkloadFaultScenariosTest {
 
     private static final Log log = LogFactory.getLog(SpringWorkloadFaultScenariosTest.class);
@@ -110,6 +116,7 @@ class SpringWorkloadFaultScenariosTest {
                             hold(random), random.nextInt(200)));
                 }
             }
+            forcedStaleWrite(outer, recorder, instances, WorkloadApp.OUTER, null);
             // A fault strikes as a long inner section starts; whether the outer section is still inside when its
             // loss is declared depends on timing, so a few more faults are allowed until both were lost together.
             int faults = Soak.rounds(2);
@@ -168,6 +175,7 @@ class SpringWorkloadFaultScenariosTest {
                 SpringInstance instance = instances.start(id, recorder, Map.of());
                 driveTransactionalAndAsync(instance, lease);
             }
+            forcedStaleWrite(run, recorder, instances, lease, Writer.CALLERS_TRANSACTION);
             for (int round = 0; round < faults; round++) {
                 Section section = awaitFreshSection(recorder, lease, 0, LONG_HOLD_MILLIS);
                 cutOff(recorder, instances.get(section.instance()), lease, List.of(run),
@@ -200,6 +208,7 @@ class SpringWorkloadFaultScenariosTest {
             for (int id = 1; id <= 3; id++) {
                 instances.start(id, recorder, Map.of("workload.tick", "100"), WorkloadOptions.Scheduling.class);
             }
+            forcedStaleWrite(run, recorder, instances, lease, null);
             for (int round = 0; round < Soak.rounds(1); round++) {
                 Section section = awaitFreshSection(recorder, lease, 0, LONG_HOLD_MILLIS);
                 cutOff(recorder, instances.get(section.instance()), lease, List.of(run),
@@ -250,6 +259,7 @@ class SpringWorkloadFaultScenariosTest {
                             100 + random.nextInt(600)));
                 }
             }
+            forcedStaleWrite(run, recorder, instances, lease, null);
             // A short run stops the server; a soak run also cuts every instance off at once, in turns.
             for (int round = 0; round < Soak.rounds(2) - 1; round++) {
                 awaitFreshSection(recorder, lease, 0);
@@ -307,6 +317,7 @@ class SpringWorkloadFaultScenariosTest {
             for (int id = 1; id <= 3; id++) {
                 driveTransactionalAndAsync(instances.start(id, recorder, Map.of()), lease);
             }
+            forcedStaleWrite(run, recorder, instances, lease, Writer.CALLERS_TRANSACTION);
             int rounds = Soak.rounds(2);
             for (int round = 0; round < rounds; round++) {
                 // The oldest instance goes; a new one replaces it while more rounds are to come.
@@ -340,6 +351,24 @@ class SpringWorkloadFaultScenariosTest {
             recorder.checkLostSectionsInterrupted();
             run.finish();
         }
+    }
+
+    /**
+     * The stale write the fence exists for, through the real proxy: the next body of {@code lease} that writes with
+     * {@code writer} (any, when null) freezes right before its fenced write, deaf to interrupts, and its instance is
+     * cut off from the lease store until another instance was granted the lease and had a write accepted with a
+     * newer token; then the link heals and the frozen write goes ahead, forced, with its old token. The fence must
+     * refuse it: in the caller's transaction, StaleTokenException rolls the transaction back.
+     */
+    private static void forcedStaleWrite(FaultRun run, WorkloadRecorder recorder, Instances instances, String lease,
+            Writer writer) throws Exception {
+        FrozenWrite gate = new FrozenWrite(run.history);
+        recorder.freezeWrites(lease, gate, writer);
+        StaleWrites.frozenAcross(run, gate, "cut the instance off its lease store (proxy frozen)", worker -> {
+            SpringInstance victim = instances.get(worker / 100);
+            victim.proxy.freeze();
+            return victim.proxy::unfreeze;
+        });
     }
 
     /** Inner sections that ended interrupted inside an outer section of the same worker that ended interrupted too. */
@@ -419,10 +448,13 @@ class SpringWorkloadFaultScenariosTest {
                 .count();
     }
 
-    /** Sections of different workers whose bodies ran at the same time. */
+    /**
+     * Sections of different workers whose bodies ran at the same time. A forced section is left out: its body was
+     * frozen past its loss on purpose, and the fence refused its write.
+     */
     static List<String> overlaps(List<Section> sections) {
         List<Section> sorted = new ArrayList<>(sections);
-        sorted.removeIf(Section::open);
+        sorted.removeIf(s -> s.open() || s.forced);
         sorted.sort(Comparator.comparingLong(s -> s.startedAt));
         List<String> found = new ArrayList<>();
         Section last = null;

@@ -70,6 +70,8 @@ final class WorkloadRecorder {
         volatile Op release;
         /** How the proxied call ended for its caller: null while it runs, else "ok" or the exception's simple name. */
         volatile String outcome;
+        /** Its write was frozen and then forced: it ran on past its loss on purpose, for the fence to stop. */
+        volatile boolean forced;
 
         Section(String lease, int worker, long token, long acquireId, long startedAt, long holdMillis) {
             this.lease = lease;
@@ -96,7 +98,12 @@ final class WorkloadRecorder {
         }
     }
 
+    /** A gate before the writes of one lease, for those of {@code only} (every writer when null). */
+    private record Freezing(FrozenWrite gate, Writer only) {
+    }
+
     private final Map<String, FaultRun> runs = new ConcurrentHashMap<>();
+    private final Map<String, Freezing> freezing = new ConcurrentHashMap<>();
     private final Map<String, Ledger> ledgers = new ConcurrentHashMap<>();
     /** By lease name and ACQUIRE id: each run's history numbers its ops from 1. */
     private final Map<String, Section> byAcquire = new ConcurrentHashMap<>();
@@ -106,6 +113,16 @@ final class WorkloadRecorder {
     WorkloadRecorder lease(String lease, FaultRun run, Ledger ledger) {
         runs.put(lease, run);
         ledgers.put(lease, ledger);
+        return this;
+    }
+
+    /**
+     * Bodies of {@code lease} writing with {@code only} (any, when null) pass {@code gate} right before their write:
+     * once armed it freezes the first of them there, deaf to interrupts, and that write goes ahead forced, with its
+     * old token, when the gate lets it go.
+     */
+    WorkloadRecorder freezeWrites(String lease, FrozenWrite gate, Writer only) {
+        freezing.put(lease, new Freezing(gate, only));
         return this;
     }
 
@@ -133,7 +150,7 @@ final class WorkloadRecorder {
         try {
             inside.run();
             Thread.sleep(holdMillis);
-            write(section, writer);
+            write(section, writer, frozenBeforeWrite(section, writer));
             section.release = history(lease).invoke(worker, Kind.RELEASE);
         }
         catch (InterruptedException ex) {
@@ -141,7 +158,7 @@ final class WorkloadRecorder {
                 interrupted(section);
                 throw ex;
             }
-            write(section, writer);
+            write(section, writer, false);
             section.release = history(lease).invoke(worker, Kind.RELEASE);
         }
         finally {
@@ -172,9 +189,29 @@ final class WorkloadRecorder {
         return section;
     }
 
-    private void write(Section section, Writer writer) {
+    /** Passes the lease's gate, if any; whether the write that follows is forced. */
+    private boolean frozenBeforeWrite(Section section, Writer writer) throws InterruptedException {
+        Freezing f = freezing.get(section.lease);
+        if (f == null || (f.only() != null && f.only() != writer)) {
+            return false;
+        }
+        LeaseWorker.BeforeWrite gate = f.gate().of(section.worker);
+        gate.beforeWrite(section.token);
+        boolean forced = gate.forcesWrite();
+        section.forced = forced;
+        if (forced && f.gate().interrupted() && section.interruptedAt == 0) {
+            // The gate swallowed the interrupt and put it in the history; the section was told all the same.
+            section.interruptedAt = System.nanoTime();
+        }
+        return forced;
+    }
+
+    private void write(Section section, Writer writer, boolean forced) {
         History history = history(section.lease);
         Op op = history.invoke(section.worker, Kind.WRITE);
+        if (forced) {
+            history.forced(op.id);
+        }
         Ledger ledger = ledgers.get(section.lease);
         if (writer == Writer.CALLERS_TRANSACTION) {
             boolean[] refused = { false };

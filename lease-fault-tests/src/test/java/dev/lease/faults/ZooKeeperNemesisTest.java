@@ -10,6 +10,7 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.lease.LeaseKind;
 import dev.lease.testing.TcpProxy;
@@ -23,6 +24,7 @@ import dev.lease.testing.TestTiming;
  * too; links to both are frozen, cut, slowed and reset, COMMIT replies are held back past the client's timeout,
  * and the child is paused, all on random timers, overlapping, whoever holds.
  */
+@ExtendWith(MutantRuns.class)
 class ZooKeeperNemesisTest {
 
     private static final int TICK_MS = 250;
@@ -64,7 +66,7 @@ class ZooKeeperNemesisTest {
             args.put("ledger-url", CrashablePostgres.jdbcUrl(childResourceLink.port(),
                         NemesisScenario.resourceLinkQuery()));
             for (int c = 0; c < CHILDREN; c++) {
-                NemesisScenario.pauses(nemesis, scenario.child(10 + c, c, HOLDS, args), SESSION);
+                NemesisScenario.pauses(nemesis, scenario.child(10 + c, c, HOLDS, args, childLeaseLink), SESSION);
             }
             NemesisScenario.leaseLinkFaults(nemesis, "the child holders", childLeaseLink, SESSION, 0.25);
             NemesisScenario.resourceLinkFaults(nemesis, "the child holders", childResourceLink, SESSION, 0.25);
