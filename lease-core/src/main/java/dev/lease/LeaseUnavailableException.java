@@ -6,7 +6,9 @@ import dev.lease.core.Durations;
 
 /**
  * The lease could not be had: it was still held by someone else after waiting as long as allowed, or the backend
- * could not be asked (then the cause says why). The work did not run.
+ * could not be asked (then the cause says why, and the message says the store could not be reached). The work did
+ * not run. A caller waits at most its {@code waitFor}, or one second for a single request when that is longer, plus
+ * scheduling delays, even while the store is unreachable.
  */
 public class LeaseUnavailableException extends RuntimeException {
 
@@ -40,7 +42,11 @@ public class LeaseUnavailableException extends RuntimeException {
                 ? "Lease '" + lease + "' is held by someone else (backend " + backend + ", waited "
                         + Durations.format(waited)
                         + "); raise waitFor, or use whenBusy = SKIP if the work may simply be skipped"
-                : "Lease '" + lease + "' could not be acquired from backend " + backend + ": " + cause, cause);
+                : cause instanceof InterruptedException
+                        ? "Lease '" + lease + "' could not be acquired from backend " + backend + ": " + cause
+                        // Said plainly, so that an outage is never mistaken for contention (or the reverse).
+                        : "Lease '" + lease + "' could not be acquired: the " + backend + " store could not be reached "
+                                + "or failed (waitFor " + Durations.format(waited) + "): " + cause, cause);
         this.lease = lease;
         this.waited = waited;
     }

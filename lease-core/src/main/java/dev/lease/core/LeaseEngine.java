@@ -5,7 +5,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -34,6 +39,16 @@ import dev.lease.spi.LeaseBackend;
 public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
 
     private static final Log log = LogFactory.getLog(LeaseEngine.class);
+
+    /**
+     * The least time one grant request gets, even when the caller does not wait (waitFor 0) or its wait ends sooner:
+     * a request needs a round trip to be answered at all. So a caller waits at most max(waitFor, this) plus
+     * scheduling delays, whatever state the store is in.
+     */
+    static final Duration MIN_REQUEST_TIME = Duration.ofSeconds(1);
+
+    /** How much longer than asked a backend's wait for a release may take before the engine stops waiting for it. */
+    private static final long AWAIT_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final BackendRouter router;
     private final LeaseDefaults defaults;
@@ -257,7 +272,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
             while (true) {
                 Exception error = null;
                 try {
-                    Optional<HeldLease> lease = attempt(resolved);
+                    Optional<HeldLease> lease = attempt(resolved, waitNanos - (clock.getAsLong() - begin));
                     if (lease.isPresent()) {
                         if (log.isDebugEnabled()) {
                             log.debug("Lease " + lease.get().nameAndToken() + " acquired on " + resolved.backend().id()
@@ -287,7 +302,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
                     TimeUnit.NANOSECONDS.sleep(pause);
                 }
                 else {
-                    resolved.backend().awaitRelease(resolved.name(), Duration.ofNanos(pause));
+                    awaitRelease(resolved, pause);
                 }
             }
         }
@@ -304,7 +319,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
      *
      * @throws Exception what the backend threw, after its request was abandoned
      */
-    private Optional<HeldLease> attempt(Resolved resolved) throws Exception {
+    private Optional<HeldLease> attempt(Resolved resolved, long leftNanos) throws Exception {
         if (closing) {
             throw resolved.shuttingDown();
         }
@@ -315,14 +330,18 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         }
         LeaseBackend backend = resolved.backend();
         LossRelay relay = new LossRelay();
-        GrantRequest request = new GrantRequest(resolved.name(), resolved.timing().ttl(), relay);
+        GrantRequest request = new GrantRequest(resolved.name(), resolved.timing().ttl(), relay,
+                UUID.randomUUID().toString(), System.nanoTime() + Math.max(leftNanos, MIN_REQUEST_TIME.toNanos()));
         long requestedAt = validityClock.getAsLong();
         Optional<Grant> grant;
         try {
-            grant = backend.tryAcquire(request);
+            grant = tryAcquire(backend, request);
         }
         catch (IllegalArgumentException refusedName) {
             throw refusedName;
+        }
+        catch (Outlived ex) {
+            throw ex.toCaller();
         }
         catch (Exception ex) {
             abandon(backend, request);
@@ -370,6 +389,121 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
                     + "the lease cannot be relied on (a fence that already accepted a newer token means a later holder "
                     + "superseded it before its work started): " + ex.getMessage());
             throw lease.lostException(ex);
+        }
+    }
+
+    /**
+     * Asks the backend, giving up at the request's deadline. A backend that does not bound its own calls is asked on a
+     * helper thread, never interrupted: the caller stops waiting at the deadline and the request is settled when the
+     * call returns (a late grant released, a late failure abandoned), so that nothing it did blocks the name.
+     */
+    private Optional<Grant> tryAcquire(LeaseBackend backend, GrantRequest request) throws Exception {
+        if (backend.boundsCallsByDeadline()) {
+            return backend.tryAcquire(request);
+        }
+        long sentAt = System.nanoTime();
+        CompletableFuture<Optional<Grant>> call = new CompletableFuture<>();
+        try {
+            executors.calls().execute(() -> {
+                try {
+                    call.complete(backend.tryAcquire(request));
+                }
+                catch (Throwable ex) {
+                    call.completeExceptionally(ex);
+                }
+            });
+        }
+        catch (RejectedExecutionException closed) {
+            throw resolvedShuttingDown(request, backend);
+        }
+        try {
+            return call.get(Math.max(0, request.deadline() - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
+        catch (ExecutionException ex) {
+            Throwable cause = ex.getCause();
+            if (cause instanceof Exception e) {
+                throw e;
+            }
+            throw (Error) cause;
+        }
+        catch (TimeoutException | InterruptedException ex) {
+            call.whenComplete((late, error) -> settleLate(backend, request, late, error));
+            if (ex instanceof InterruptedException) {
+                throw new Outlived(ex);
+            }
+            throw new Outlived(new TimeoutException(backend.id() + " did not answer the grant request within "
+                    + Durations.formatNanos(System.nanoTime() - sentAt) + " (the store may be "
+                    + "unreachable; the request is abandoned once its call returns)"));
+        }
+    }
+
+    private LeaseUnavailableException resolvedShuttingDown(GrantRequest request, LeaseBackend backend) {
+        return new LeaseUnavailableException(request.name(), backend.id(),
+                "the application is shutting down (the lease engine is closed), so no new lease is granted");
+    }
+
+    /** A grant or a failure that came after the caller stopped waiting must not leave the name blocked. */
+    private void settleLate(LeaseBackend backend, GrantRequest request, Optional<Grant> late, Throwable error) {
+        if (error != null) {
+            abandon(backend, request);
+        }
+        else if (late.isPresent()) {
+            Grant grant = late.get();
+            executors.runInBackground(backend.id(), () -> {
+                try {
+                    backend.release(grant);
+                }
+                catch (Exception ex) {
+                    log.debug("Could not release the grant of lease '" + request.name() + "' that " + backend.id()
+                            + " made after its caller stopped waiting (it expires on its own within "
+                            + Durations.format(request.ttl()) + "): " + ex);
+                }
+            });
+        }
+    }
+
+    /**
+     * Waits for the backend to signal a release, no longer than {@code pause} (and a little grace): a backend whose
+     * wait hangs on a dead connection must not keep the caller past its deadline.
+     */
+    private void awaitRelease(Resolved resolved, long pause) throws InterruptedException {
+        LeaseBackend backend = resolved.backend();
+        if (backend.boundsCallsByDeadline()) {
+            backend.awaitRelease(resolved.name(), Duration.ofNanos(pause));
+            return;
+        }
+        CompletableFuture<Void> wait = new CompletableFuture<>();
+        try {
+            executors.calls().execute(() -> {
+                try {
+                    backend.awaitRelease(resolved.name(), Duration.ofNanos(pause));
+                }
+                catch (Throwable ignored) {
+                    // Spurious returns are fine: the next grant request tells how the store is.
+                }
+                wait.complete(null);
+            });
+        }
+        catch (RejectedExecutionException closed) {
+            throw resolved.shuttingDown();
+        }
+        try {
+            wait.get(pause + AWAIT_GRACE_NANOS, TimeUnit.NANOSECONDS);
+        }
+        catch (TimeoutException | ExecutionException stillWaiting) {
+            // The next grant request is bounded by the deadline; the wait ends on its own.
+        }
+    }
+
+    /** The call outlived the caller's wait; it is settled when it returns, so it must not be abandoned now. */
+    private static final class Outlived extends Exception {
+
+        Outlived(Exception toCaller) {
+            super(toCaller);
+        }
+
+        Exception toCaller() {
+            return (Exception) getCause();
         }
     }
 

@@ -3,11 +3,13 @@ package dev.lease.core;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -26,12 +28,25 @@ final class RenewalExecutors implements AutoCloseable {
     private final ScheduledThreadPoolExecutor timer;
     private final Map<String, ThreadPoolExecutor> io = new ConcurrentHashMap<>();
     private final int ioThreads;
+    /** Grant requests and waits the caller stops waiting for at its deadline; unbounded, as each one's caller is. */
+    private final ThreadPoolExecutor calls;
     private volatile boolean closed;
 
     RenewalExecutors(int ioThreads) {
         this.timer = new ScheduledThreadPoolExecutor(1, daemon("lease-timer"));
         this.timer.setRemoveOnCancelPolicy(true);
         this.ioThreads = ioThreads;
+        this.calls = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                daemon("lease-call"));
+    }
+
+    /**
+     * Where the engine runs a backend call that may outlast its caller's wait. Not bounded: every call there has a
+     * caller waiting for it (at most one per caller), and a call stuck on a dead connection must not delay another.
+     * After {@link #close()} it rejects work.
+     */
+    Executor calls() {
+        return calls;
     }
 
     ScheduledExecutorService timer() {
@@ -87,6 +102,7 @@ final class RenewalExecutors implements AutoCloseable {
     public void close() {
         closed = true;
         timer.shutdownNow();
+        calls.shutdown();
         io.values().forEach(ThreadPoolExecutor::shutdown);
         long deadline = System.nanoTime() + SHUTDOWN_GRACE.toNanos();
         for (ThreadPoolExecutor pool : io.values()) {

@@ -99,6 +99,21 @@ public interface LeaseBackend {
     }
 
     /**
+     * Whether {@link #tryAcquire} and {@link #awaitRelease} return on their own by the request's
+     * {@link GrantRequest#deadline()} (respectively {@code maxWait}), plus a few milliseconds, even while the store
+     * is unreachable. The engine then calls them on the caller's thread. Otherwise (the default) it calls them on a
+     * helper thread and stops waiting at the deadline, because a store client may block in connection timeouts and
+     * retries for far longer than the caller agreed to wait; the request is then abandoned (its late grant, if any,
+     * released) once the call returns. That costs one thread hand-off per call, small next to a network round trip.
+     * Only a backend that never blocks on I/O, or bounds every call itself, should return true.
+     *
+     * @return true when calls never outlast their deadline
+     */
+    default boolean boundsCallsByDeadline() {
+        return false;
+    }
+
+    /**
      * The longest ttl this backend can honour, if bounded (a ZooKeeper lease cannot outlive its session timeout).
      * Longer ttls are reported as configuration errors.
      *

@@ -25,7 +25,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
+import dev.lease.Lease;
 import dev.lease.LeaseKind;
+import dev.lease.LeaseUnavailableException;
 import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;
 import dev.lease.core.BackendRouter;
@@ -34,6 +36,7 @@ import dev.lease.core.LeaseEngine;
 import dev.lease.spi.Grant;
 import dev.lease.spi.LeaseBackend;
 import dev.lease.testing.BlockingWork;
+import dev.lease.testing.TcpProxy;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 /**
@@ -141,6 +144,57 @@ class PostgresJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest 
         }
         finally {
             doomed.close();
+        }
+    }
+
+    /**
+     * A waiter whose connection goes silent (a frozen network: pgjdbc has no socket timeout by default, so a statement
+     * would wait for ever) gives up at its waitFor plus a bound, naming the unreachable store, never a busy lease.
+     */
+    @Test
+    void aWaiterCutOffByAFrozenNetworkGivesUpAtItsWaitForNamingTheUnreachableStore() throws Exception {
+        Map<LeaseKind, LeaseBackend> direct = new EnumMap<>(LeaseKind.class);
+        direct.put(LeaseKind.CORRECTNESS, new JdbcLeaseBackend(postgres.getPostgresDatabase()));
+        direct.put(LeaseKind.EFFICIENCY, direct.get(LeaseKind.CORRECTNESS));
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (TcpProxy proxy = new TcpProxy(postgres.getPort());
+                LeaseEngine holders = new LeaseEngine(BackendRouter.of(direct), LeaseDefaults.standard())) {
+            SingleConnectionDataSource viaProxy = new SingleConnectionDataSource(
+                    "jdbc:postgresql://" + proxy.address() + "/postgres", "postgres", "", true);
+            Map<LeaseKind, LeaseBackend> cutOff = new EnumMap<>(LeaseKind.class);
+            cutOff.put(LeaseKind.CORRECTNESS, new JdbcLeaseBackend(viaProxy));
+            cutOff.put(LeaseKind.EFFICIENCY, cutOff.get(LeaseKind.CORRECTNESS));
+            try (LeaseEngine waiters = new LeaseEngine(BackendRouter.of(cutOff), LeaseDefaults.standard())) {
+                String name = uniqueName();
+                LeaseSpec spec = LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(seconds(30));
+                Duration waitFor = Duration.ofMillis(1500);
+                try (Lease held = holders.acquire(spec)) {
+                    long start = System.nanoTime();
+                    Future<Lease> waiter = pool.submit(() -> waiters.acquire(spec.withWaitFor(waitFor)));
+                    Thread.sleep(300); // waiting on the busy lease by now, over a live connection
+                    proxy.freeze();
+
+                    assertThatThrownBy(() -> waiter.get(seconds(60).toMillis(), TimeUnit.MILLISECONDS))
+                            .isInstanceOf(ExecutionException.class)
+                            .cause().isInstanceOf(LeaseUnavailableException.class)
+                            .hasMessageContaining("'" + name + "'")
+                            .hasMessageContaining("jdbc store could not be reached")
+                            .hasMessageNotContaining("held by someone else");
+                    Duration took = Duration.ofNanos(System.nanoTime() - start);
+                    System.out.println("Frozen PostgreSQL connection: waiter with waitFor " + waitFor.toMillis()
+                            + " ms gave up after " + took.toMillis() + " ms");
+                    assertThat(took).as("waitFor plus a bound").isLessThanOrEqualTo(waitFor.plus(seconds(3)));
+                }
+                finally {
+                    proxy.unfreeze(); // lets the abandoned statement end
+                }
+            }
+            finally {
+                viaProxy.destroy();
+            }
+        }
+        finally {
+            pool.shutdownNow();
         }
     }
 

@@ -135,6 +135,43 @@ class RedisLeaseFaultTest {
         }
     }
 
+    /**
+     * A waiter whose link to Redis goes silent gives up at its waitFor plus a bound, naming the unreachable store,
+     * instead of sitting out the client's command timeout (Spring's default is a minute; ten seconds here).
+     */
+    @Test
+    void aWaiterCutOffByAFrozenNetworkGivesUpAtItsWaitForNamingTheUnreachableStore() throws Exception {
+        LeaseSpec spec = LeaseSpec.of("fault-frozen-waiter", LeaseKind.EFFICIENCY).withTtl(seconds(30));
+        Duration waitFor = Duration.ofMillis(1500);
+        try (TcpProxy proxy = new TcpProxy(redis.port());
+                RedisLeaseBackend viaProxy = new RedisLeaseBackend(
+                        redis.connectionFactory(proxy.port(), seconds(10)), "fault:");
+                LeaseEngine waiters = new LeaseEngine(BackendRouter.select(List.of(viaProxy), "redis", null, null),
+                        LeaseDefaults.standard());
+                Lease held = engine.acquire(spec)) {
+            try {
+                long start = System.nanoTime();
+                Future<Lease> waiter = pool.submit(() -> waiters.acquire(spec.withWaitFor(waitFor)));
+                Thread.sleep(300); // waiting on the busy lease by now, over a live connection
+                proxy.freeze();
+
+                assertThatThrownBy(() -> waiter.get(seconds(60).toMillis(), TimeUnit.MILLISECONDS))
+                        .isInstanceOf(ExecutionException.class)
+                        .cause().isInstanceOf(dev.lease.LeaseUnavailableException.class)
+                        .hasMessageContaining("'fault-frozen-waiter'")
+                        .hasMessageContaining("redis store could not be reached")
+                        .hasMessageNotContaining("held by someone else");
+                Duration took = Duration.ofNanos(System.nanoTime() - start);
+                log.info("Frozen Redis link: waiter with waitFor " + waitFor.toMillis() + " ms gave up after "
+                        + took.toMillis() + " ms");
+                assertThat(took).as("waitFor plus a bound").isLessThanOrEqualTo(waitFor.plus(seconds(3)));
+            }
+            finally {
+                proxy.unfreeze(); // lets the abandoned command end
+            }
+        }
+    }
+
     @Test
     void aStoppedRedisInterruptsTheHolderAndARestartedOneGrantsAgain() throws Exception {
         // The ttl is long compared to the renewal interval: the loss must come from the failed renewal.

@@ -13,6 +13,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -60,7 +61,8 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
      *  of another backend sharing the same client (and session). */
     private final byte[] instanceId = UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8);
     private final Map<ZkGrant, LossListener> live = new ConcurrentHashMap<>();
-    private final Set<String> acquiring = ConcurrentHashMap.newKeySet();
+    /** The names with a grant attempt (or abandon) in flight here, each with a latch counted down when it ends. */
+    private final Map<String, CountDownLatch> acquiring = new ConcurrentHashMap<>();
     private final Set<ZkGrant> pendingReleases = ConcurrentHashMap.newKeySet();
     /** Names whose abandoned grant request could not be cleaned up while disconnected (see {@link #abandon}). */
     private final Set<String> pendingAbandons = ConcurrentHashMap.newKeySet();
@@ -107,10 +109,12 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
         paths.validateName(name);
         // One grant attempt (or abandon) per name at a time in this backend: a holder znode of ours that no live grant
         // claims is then certainly an orphan (see removeOrphan), not a grant another thread is about to register.
-        if (!acquiring.add(name)) {
+        CountDownLatch slot = claimSlot(request);
+        if (slot == null) {
             return Optional.empty();
         }
         try {
+            connectedWithin(request.remaining(), name);
             ZkGrant grant = grantOrReclaim(name);
             if (grant == null) {
                 return Optional.empty();
@@ -123,7 +127,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
             return Optional.of(grant);
         }
         finally {
-            acquiring.remove(name);
+            freeSlot(name, slot);
         }
     }
 
@@ -206,7 +210,8 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
             pendingAbandons.add(name);
             return;
         }
-        if (!acquiring.add(name)) {
+        CountDownLatch slot = new CountDownLatch(1);
+        if (acquiring.putIfAbsent(name, slot) != null) {
             return;
         }
         try {
@@ -216,7 +221,52 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
             pendingAbandons.add(name);
         }
         finally {
-            acquiring.remove(name);
+            freeSlot(name, slot);
+        }
+    }
+
+    /**
+     * Takes the name's slot, waiting until the deadline for a request of ours already in flight for it: its outcome
+     * decides whether this one can be granted, and a request stuck on a dead connection must read as the store not
+     * answering, not as the lease being busy.
+     *
+     * @return the slot, or null when the other request granted the lease meanwhile (then it is busy)
+     * @throws TimeoutException when the other request is still unanswered at the deadline
+     */
+    private CountDownLatch claimSlot(GrantRequest request) throws InterruptedException, TimeoutException {
+        CountDownLatch mine = new CountDownLatch(1);
+        while (true) {
+            CountDownLatch other = acquiring.putIfAbsent(request.name(), mine);
+            if (other == null) {
+                return mine;
+            }
+            long left = request.remaining().toNanos();
+            if (left <= 0 || !other.await(left, TimeUnit.NANOSECONDS)) {
+                throw new TimeoutException("ZooKeeper did not answer in time: another grant request of this process "
+                        + "for lease '" + request.name() + "' is still unanswered (the store may be unreachable)");
+            }
+            if (live.keySet().stream().anyMatch(g -> g.name().equals(request.name()))) {
+                return null;
+            }
+        }
+    }
+
+    private void freeSlot(String name, CountDownLatch slot) {
+        acquiring.remove(name, slot);
+        slot.countDown();
+    }
+
+    /**
+     * Sends nothing while disconnected: Curator would block in connection timeouts and retries far past the caller's
+     * deadline, and a request queued now could be committed after the caller gave up on it.
+     */
+    private void connectedWithin(Duration timeout, String name) throws Exception {
+        if (client.getZookeeperClient().isConnected()) {
+            return;
+        }
+        if (!client.blockUntilConnected((int) Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS)) {
+            throw new TimeoutException("ZooKeeper is unreachable: not connected within " + timeout.toMillis()
+                    + " ms, so no grant request for lease '" + name + "' was sent");
         }
     }
 
@@ -250,6 +300,11 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
     /** Waits for the holder znode to change (a watch), returning at once when nobody holds the lease. */
     @Override
     public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
+        if (!client.getZookeeperClient().isConnected()) {
+            // A watch cannot be set now, and trying would block in Curator's retries: wait for the connection instead.
+            client.blockUntilConnected((int) Math.max(1, maxWait.toMillis()), TimeUnit.MILLISECONDS);
+            return;
+        }
         String holder = paths.holder(name);
         CountDownLatch changed = new CountDownLatch(1);
         Watcher watcher = event -> changed.countDown();

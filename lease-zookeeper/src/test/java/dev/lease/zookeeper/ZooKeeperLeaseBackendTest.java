@@ -9,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -16,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -246,7 +248,9 @@ class ZooKeeperLeaseBackendTest {
             proxy.freeze();
             InFlight call = new InFlight(() -> engine.tryAcquire(LeaseSpec.of(name, LeaseKind.CORRECTNESS)
                     .withTtl(seconds(3))));
-            call.awaitWaitingForTheMulti();
+            // The engine asks ZooKeeper on a helper thread, which it never interrupts; the caller's wait is interrupted.
+            InFlight.awaitWaitingForTheMulti(() -> Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().startsWith("lease-call")).toList());
             call.thread.interrupt();
             assertThat(call.outcome).failsWithin(seconds(20)).withThrowableOfType(ExecutionException.class)
                     .havingCause().isInstanceOf(LeaseUnavailableException.class)
@@ -329,14 +333,21 @@ class ZooKeeperLeaseBackendTest {
          * then, so it reaches the server whatever happens to the thread.
          */
         void awaitWaitingForTheMulti() {
-            await().atMost(seconds(10)).pollInterval(Duration.ofMillis(1)).until(() -> {
-                Thread.State state = thread.getState();
-                StackTraceElement[] stack = thread.getStackTrace();
-                return (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING)
-                        && Arrays.stream(stack).anyMatch(f -> f.getClassName().equals(ZooKeeper.class.getName())
-                                && f.getMethodName().equals("multi"))
-                        && Arrays.stream(stack).anyMatch(f -> f.getMethodName().equals("submitRequest"));
-            });
+            awaitWaitingForTheMulti(() -> List.of(thread));
+        }
+
+        static void awaitWaitingForTheMulti(Supplier<List<Thread>> candidates) {
+            await().atMost(seconds(10)).pollInterval(Duration.ofMillis(1)).until(() -> candidates.get().stream()
+                    .anyMatch(InFlight::waitsForTheMulti));
+        }
+
+        private static boolean waitsForTheMulti(Thread thread) {
+            Thread.State state = thread.getState();
+            StackTraceElement[] stack = thread.getStackTrace();
+            return (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING)
+                    && Arrays.stream(stack).anyMatch(f -> f.getClassName().equals(ZooKeeper.class.getName())
+                            && f.getMethodName().equals("multi"))
+                    && Arrays.stream(stack).anyMatch(f -> f.getMethodName().equals("submitRequest"));
         }
     }
 

@@ -21,12 +21,16 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.lease.Lease;
 import dev.lease.LeaseKind;
+import dev.lease.LeaseUnavailableException;
 import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;
 import dev.lease.core.BackendRouter;
@@ -160,6 +164,78 @@ class ZooKeeperLeaseFaultTest {
         cutOff.release(stale);
         assertThat(other.renew(successor.get())).as("successor keeps it after the stale release").isTrue();
         other.release(successor.get());
+    }
+
+    /**
+     * A waiter whose client is cut off by a frozen network while the lease is busy gives up at its waitFor (plus a
+     * bound) with the store named unreachable, instead of sitting through Curator's connection timeouts and retries,
+     * and never reports the lease held by someone else.
+     */
+    @Test
+    void aWaiterCutOffByAFrozenNetworkGivesUpAtItsWaitForNamingTheUnreachableStore() throws Exception {
+        TcpProxy proxy = new TcpProxy(server.getPort());
+        closeables.add(proxy);
+        LeaseEngine holders = engine(backend(client(server.getConnectString())));
+        LeaseEngine waiters = engine(backend(productionLikeClient(proxy.address())));
+        closeables.add(proxy::unfreeze); // first thing on closing: let the stuck calls end
+
+        assertWaiterGivesUpInTime(holders, waiters, "frozen-waiter", proxy::freeze);
+    }
+
+    /** The same with the server stopped: the connection is refused rather than silent. */
+    @Test
+    void aWaiterWhoseServerStopsGivesUpAtItsWaitForNamingTheUnreachableStore() throws Exception {
+        LeaseEngine holders = engine(backend(client(server.getConnectString())));
+        LeaseEngine waiters = engine(backend(productionLikeClient(server.getConnectString())));
+
+        assertWaiterGivesUpInTime(holders, waiters, "stopped-waiter", server::stop);
+    }
+
+    private void assertWaiterGivesUpInTime(LeaseEngine holders, LeaseEngine waiters, String name, Outage outage)
+            throws Exception {
+        Lease held = holders.acquire(LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(SESSION_TIMEOUT));
+        closeables.add(held);
+        Duration waitFor = Duration.ofMillis(1500);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        closeables.add(pool::shutdownNow);
+        long start = System.nanoTime();
+        Future<Lease> waiter = pool.submit(() -> waiters.acquire(
+                LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(SESSION_TIMEOUT).withWaitFor(waitFor)));
+        Thread.sleep(300); // waiting on the busy lease by now
+        outage.begin();
+
+        assertThatThrownBy(() -> waiter.get(seconds(60).toMillis(), TimeUnit.MILLISECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(LeaseUnavailableException.class)
+                .hasMessageContaining("'" + name + "'")
+                .hasMessageContaining("zookeeper store could not be reached")
+                .hasMessageNotContaining("held by someone else");
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        log.info("ZooKeeper outage: waiter with waitFor " + waitFor.toMillis() + " ms gave up after " + took.toMillis()
+                + " ms");
+        assertThat(took).as("waitFor plus a bound").isLessThanOrEqualTo(waitFor.plus(seconds(3)));
+    }
+
+    @FunctionalInterface
+    private interface Outage {
+        void begin() throws Exception;
+    }
+
+    /**
+     * Settings like the auto-configuration's: a session long enough that a frozen connection still looks connected
+     * for seconds, and retries (each waiting up to the connection timeout) that outlast any short waitFor.
+     */
+    private CuratorFramework productionLikeClient(String connectString) throws InterruptedException {
+        CuratorFramework client = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .sessionTimeoutMs((int) Duration.ofSeconds(15).toMillis())
+                .connectionTimeoutMs(2000)
+                .retryPolicy(new ExponentialBackoffRetry(100, 5, 2000))
+                .build();
+        client.start();
+        closeables.add(client);
+        assertThat(client.blockUntilConnected((int) seconds(20).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        return client;
     }
 
     private CuratorFramework client(String connectString) throws InterruptedException {
