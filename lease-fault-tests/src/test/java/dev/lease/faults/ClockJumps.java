@@ -1,15 +1,32 @@
 package dev.lease.faults;
 
 import static dev.lease.testing.TestTiming.seconds;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /** Moves a faketime child's wall clock five minutes forward and back while it keeps taking the lease. */
 final class ClockJumps {
 
     private ClockJumps() {
+    }
+
+    /**
+     * The wall-clock scenario of every backend: first the stale write the fence exists for, from the holder whose
+     * clock will jump (its loss comes before the jumps), then {@code rounds} jumps that must not cost that holder
+     * another lease; finishes the run.
+     */
+    static void afterAStaleWrite(FaultRun run, ChildHolder child, LeaseWorker rival, Path offsetFile, int rounds)
+            throws Exception {
+        long stale = StaleWrites.pausedAcross(run, child, List.of(rival), "nothing else",
+                () -> StaleWrites.Undo.NOTHING);
+        jump(run, child, offsetFile, rounds);
+        run.finish();
+        assertThat(run.history.interruptedSectionsOf(child.worker(), stale)).as("leases the jumping holder lost")
+                .isZero();
     }
 
     static void jump(FaultRun run, ChildHolder child, Path offsetFile, int rounds) throws Exception {

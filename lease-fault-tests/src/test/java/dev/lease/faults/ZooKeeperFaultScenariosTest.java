@@ -188,14 +188,7 @@ class ZooKeeperFaultScenariosTest {
             ChildHolder child = run.child(1, args, Faketime.environment(library, offset));
             child.awaitWriteReady();
             LeaseWorker rival = run.worker(2, local.engine(), config(lease, session, 4));
-            // The stale write the fence exists for, from the holder whose clock will jump; its loss comes before the
-            // jumps, which must not cost it another lease.
-            long stale = StaleWrites.pausedAcross(run, child, List.of(rival), "nothing else",
-                    () -> StaleWrites.Undo.NOTHING);
-            ClockJumps.jump(run, child, offset, Soak.rounds(1));
-            run.finish();
-            assertThat(run.history.interruptedSectionsOf(child.worker(), stale)).as("leases the jumping holder lost")
-                    .isZero();
+            ClockJumps.afterAStaleWrite(run, child, rival, offset, Soak.rounds(1));
         }
         finally {
             Files.deleteIfExists(offset);
