@@ -342,61 +342,6 @@ class ZooKeeperFaultScenariosTest {
         run.fault("SIGSTOP of child holder " + child.worker() + " until taken over, then SIGCONT", System.nanoTime());
     }
 
-    /**
-     * The stale write fencing exists for, every time: freezes the child (started with {@code pause-before-write})
-     * between deciding to write and writing, until its session or lease expired and another worker took over and
-     * had a write with a newer token accepted; then resumes it and lets the frozen write go with its old token. The
-     * fence must refuse it. A random pause rarely lands there: the engine usually interrupts the holder before it
-     * writes.
-     */
-    static void pauseRightBeforeItsWrite(FaultRun run, ChildHolder child) throws Exception {
-        long token = child.awaitWriteReady();
-        child.pause();
-        long pausedAt = System.nanoTime();
-        await().atMost(BOUND).pollInterval(POLL).until(() -> run.writeAcceptedSince(pausedAt, child.worker(), token));
-        child.resume();
-        long resumedAt = System.nanoTime();
-        child.go();
-        run.fault("SIGSTOP of child holder " + child.worker() + " right before its write with token " + token
-                + " until another worker wrote, then SIGCONT and the write", resumedAt);
-        History.Op write = await().atMost(BOUND).pollInterval(POLL)
-                .until(() -> run.completedWrite(child.worker(), token), op -> op != null);
-        assertThat(write.outcome).as("the frozen write with token " + token + " (" + write.detail + "); interrupted "
-                + "while frozen: " + child.interruptedBeforeWrite()).isEqualTo(History.Outcome.FAIL);
-        assertThat(write.detail).contains("stale token refused");
-    }
-
-    /**
-     * Freezes the child (started with {@code pause-before-write}) between deciding to write and writing, until its
-     * lease expired and {@code successor} was granted a newer token and stands before its first write; then resumes
-     * the child and lets its frozen write go with the old token while the successor still waits, so the write lands
-     * between the successor's grant and its first write. The write must end with {@code expected}: refused when the
-     * successor's grant advanced the fence, accepted when nothing did.
-     */
-    static void pauseUntilTheSuccessorsGrant(FaultRun run, ChildHolder child, HeldAfterGrant successor,
-            History.Outcome expected) throws Exception {
-        long token = child.awaitWriteReady();
-        child.pause();
-        long newer = successor.awaitHeld();
-        child.resume();
-        long resumedAt = System.nanoTime();
-        child.go();
-        run.fault("SIGSTOP of child holder " + child.worker() + " right before its write with token " + token
-                + " until another worker was granted token " + newer + ", then SIGCONT and the write before the"
-                + " successor's first write", resumedAt);
-        History.Op write;
-        try {
-            write = await().atMost(BOUND).pollInterval(POLL).until(() -> run.completedWrite(child.worker(), token),
-                    op -> op != null);
-        }
-        finally {
-            successor.release();
-        }
-        assertThat(newer).as("the successor's token").isGreaterThan(token);
-        assertThat(write.outcome).as("the frozen write with token " + token + " after the grant of token " + newer
-                + " (" + write.detail + ")").isEqualTo(expected);
-    }
-
     /** Without fence at grant the stale write after the successor's grant was accepted, seen by the new measure only. */
     static void assertGrantWindowOpen(HistoryChecker.Verdict verdict) {
         assertThat(verdict.staleWritesAfterGrant()).as("stale writes accepted after a successor's grant").isPositive();
