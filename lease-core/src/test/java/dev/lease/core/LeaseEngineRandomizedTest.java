@@ -106,6 +106,12 @@ class LeaseEngineRandomizedTest {
             Thread sampler = new Thread(this::sample, "validity-sampler");
             sampler.start();
             workers.forEach(Thread::start);
+            // Faults and the close start once a section runs: a schedule that closes the engine before any worker got
+            // in (a slow machine, an early close) would test nothing.
+            long entered = System.nanoTime() + seconds(10).toNanos();
+            while (sections.get() == 0 && System.nanoTime() - entered < 0) {
+                LockSupport.parkNanos(100_000);
+            }
             int steps = 150 + random.nextInt(150);
             int closeAt = random.nextBoolean() ? random.nextInt(steps) : -1;
             for (int step = 0; step < steps; step++) {
