@@ -164,11 +164,7 @@ class SpringWorkloadFaultScenariosTest {
      */
     @Test
     void transactionalAndAsyncSectionsCutOffFromTheJdbcStore() throws Exception {
-        // A holder cut off in the middle of a grant or renewal transaction keeps the lease row locked until the
-        // server drops its connection, which without this takes as long as TCP keepalive: nobody could take over.
-        // Production databases want the same setting; the JDBC backend does not bound it yet.
-        try (EmbeddedPostgres store = EmbeddedPostgres.builder()
-                .setServerConfig("idle_in_transaction_session_timeout", "3s").start();
+        try (EmbeddedPostgres store = EmbeddedPostgres.builder().start();
                 Instances instances = new Instances(new SpringInstance.Store("jdbc", store.getPort()))) {
             transactionalAndAsync("spring-jdbc-transactional-async", "jdbc (PostgreSQL, Spring)", instances,
                     Soak.rounds(1));

@@ -1,6 +1,10 @@
 package dev.lease.jdbc;
 
+import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -10,17 +14,14 @@ import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.dao.ConcurrencyFailureException;
+import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.InvalidDataAccessResourceUsageException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.core.ResultSetExtractor;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
-import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.support.DefaultTransactionDefinition;
-import org.springframework.transaction.support.TransactionCallback;
-import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
@@ -35,9 +36,11 @@ import dev.lease.spi.LeaseBackend;
  * owner and token. Expiry is decided by the database's clock alone ({@code CURRENT_TIMESTAMP}, on MySQL and MariaDB
  * {@code UTC_TIMESTAMP}): this class reads no JVM clock and sends no time to the database, only ttls in milliseconds.
  *
- * <p>Every statement runs in a short transaction of its own ({@code PROPAGATION_REQUIRES_NEW} over a transaction
- * manager private to this backend), so lease bookkeeping never joins, and is never rolled back with, a business
- * transaction running on the same thread and DataSource.
+ * <p>Every statement runs on its own, in autocommit mode, on a connection taken from the DataSource for the call
+ * alone: lease bookkeeping never joins, and is never rolled back with, a business transaction running on the same
+ * thread and DataSource. No lease statement ever runs inside a transaction that spans a round trip: a holder that
+ * stalls (a process pause, a network that stops answering) right after the database executed its statement could
+ * otherwise keep the lease row locked until the server drops its connection, and nobody could take over.
  */
 public final class JdbcLeaseBackend implements LeaseBackend {
 
@@ -58,7 +61,6 @@ public final class JdbcLeaseBackend implements LeaseBackend {
     private final DataSource dataSource;
     private final String table;
     private final JdbcTemplate jdbc;
-    private final DataSourceTransactionManager transactions;
     private volatile Statements statements;
 
     /** A backend over {@code dataSource} using the table {@value #DEFAULT_TABLE}. */
@@ -75,7 +77,6 @@ public final class JdbcLeaseBackend implements LeaseBackend {
         this.dataSource = dataSource;
         this.table = SqlIdentifiers.table(table, "lease.jdbc.table");
         this.jdbc = new JdbcTemplate(dataSource);
-        this.transactions = new DataSourceTransactionManager(dataSource);
     }
 
     @Override
@@ -101,15 +102,16 @@ public final class JdbcLeaseBackend implements LeaseBackend {
         // The request's attempt id is the owner, so that abandon can find the row this very request may have taken.
         String owner = request.attempt();
         try {
-            return inOwnTransaction(ttlMillis, status -> {
-                boolean granted = jdbc.update(sql.grant, owner, ttlMillis, name) == 1
-                        || (insertRowIfAbsent(sql, name) && jdbc.update(sql.grant, owner, ttlMillis, name) == 1);
+            return autocommit("grant", ttlMillis, call -> {
+                boolean granted = call.update(sql.grant, owner, ttlMillis, name) == 1
+                        || (insertRowIfAbsent(call, sql, name) && call.update(sql.grant, owner, ttlMillis, name) == 1);
                 if (!granted) {
                     return Optional.empty();
                 }
-                // Same transaction: our UPDATE still holds the row lock, so this reads the token it wrote.
-                Long token = jdbc.queryForObject(sql.readToken, Long.class, name, owner);
-                return Optional.of(new JdbcGrant(name, token, owner, ttlMillis));
+                // The owner is this request's own attempt id, so the row still carries it only while the grant is
+                // ours: no row means it already expired and was taken (a pause right after the UPDATE), not granted.
+                Long token = call.queryForLong(sql.readToken, name, owner);
+                return Optional.ofNullable(token).map(t -> new JdbcGrant(name, t, owner, ttlMillis));
             });
         }
         catch (ConcurrencyFailureException ex) {
@@ -124,20 +126,19 @@ public final class JdbcLeaseBackend implements LeaseBackend {
     public boolean renew(Grant grant) {
         JdbcGrant g = (JdbcGrant) grant;
         Statements sql = statements();
-        Boolean renewed = inOwnTransaction(g.ttlMillis(),
-                status -> jdbc.update(sql.renew, g.ttlMillis(), g.name(), g.owner(), g.value()) == 1
+        return autocommit("renew", g.ttlMillis(),
+                call -> call.update(sql.renew, g.ttlMillis(), g.name(), g.owner(), g.value()) == 1
                         // 0 rows is not yet a loss: a renewal that sets the same expires_at (within the same
                         // microsecond) changes nothing, and drivers counting changed rows rather than matched ones
                         // (MySQL's useAffectedRows=true) report 0 for it.
-                        || jdbc.queryForObject(sql.held, Integer.class, g.name(), g.owner(), g.value()) == 1);
-        return Boolean.TRUE.equals(renewed);
+                        || Long.valueOf(1).equals(call.queryForLong(sql.held, g.name(), g.owner(), g.value())));
     }
 
     @Override
     public void release(Grant grant) {
         JdbcGrant g = (JdbcGrant) grant;
         Statements sql = statements();
-        inOwnTransaction(g.ttlMillis(), status -> jdbc.update(sql.release, g.name(), g.owner(), g.value()));
+        autocommit("release", g.ttlMillis(), call -> call.update(sql.release, g.name(), g.owner(), g.value()));
     }
 
     /**
@@ -148,7 +149,7 @@ public final class JdbcLeaseBackend implements LeaseBackend {
     public void abandon(GrantRequest request) {
         Statements sql = statements();
         long ttlMillis = millis(request.ttl());
-        inOwnTransaction(ttlMillis, status -> jdbc.update(sql.abandon, request.name(), request.attempt()));
+        autocommit("abandon", ttlMillis, call -> call.update(sql.abandon, request.name(), request.attempt()));
     }
 
     @Override
@@ -192,21 +193,48 @@ public final class JdbcLeaseBackend implements LeaseBackend {
      * fails on an existing row (that would abort the whole transaction on PostgreSQL), except for H2's race between
      * two first inserts, where H2 only fails the statement.
      */
-    private boolean insertRowIfAbsent(Statements sql, String name) {
+    private boolean insertRowIfAbsent(Call call, Statements sql, String name) throws SQLException {
         Object[] args = sql.dialect.insertBindsNameTwice ? new Object[] {name, name} : new Object[] {name};
         try {
-            return jdbc.update(sql.insertIfAbsent, args) > 0;
+            return call.update(sql.insertIfAbsent, args) > 0;
         }
-        catch (DuplicateKeyException ex) {
-            return false;
+        catch (SQLException ex) {
+            if (translate("insert", sql.insertIfAbsent, ex) instanceof DuplicateKeyException) {
+                return false;
+            }
+            throw ex;
         }
     }
 
-    private <T> T inOwnTransaction(long ttlMillis, TransactionCallback<T> work) {
-        DefaultTransactionDefinition definition =
-                new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
-        definition.setTimeout((int) Math.max(1, Math.min(MAX_STATEMENT_SECONDS, (ttlMillis + 999) / 1000)));
-        return new TransactionTemplate(transactions, definition).execute(work);
+    /**
+     * Runs one call's statements on a connection of its own, each committed by the database as it executes; a
+     * connection the pool hands out with autocommit off is switched for the call and back.
+     */
+    private <T> T autocommit(String task, long ttlMillis, Work<T> work) {
+        int timeoutSeconds = (int) Math.max(1, Math.min(MAX_STATEMENT_SECONDS, (ttlMillis + 999) / 1000));
+        try (Connection connection = dataSource.getConnection()) {
+            boolean autoCommit = connection.getAutoCommit();
+            if (!autoCommit) {
+                connection.setAutoCommit(true);
+            }
+            try {
+                return work.run(new Call(connection, timeoutSeconds));
+            }
+            finally {
+                if (!autoCommit) {
+                    connection.setAutoCommit(false);
+                }
+            }
+        }
+        catch (SQLException ex) {
+            throw translate(task + " on " + table, null, ex);
+        }
+    }
+
+    private DataAccessException translate(String task, String sql, SQLException ex) {
+        DataAccessException translated = jdbc.getExceptionTranslator().translate(task, sql, ex);
+        return translated != null ? translated
+                : new UncategorizedSQLException(task, sql, ex);
     }
 
     private Statements statements() {
@@ -268,6 +296,43 @@ public final class JdbcLeaseBackend implements LeaseBackend {
             this.abandon = "UPDATE " + table + " SET owner = NULL, expires_at = " + dialect.now
                     + " WHERE name = ? AND owner = ?";
             this.insertIfAbsent = String.format(dialect.insertIfAbsent, table);
+        }
+    }
+
+    @FunctionalInterface
+    private interface Work<T> {
+        T run(Call call) throws SQLException;
+    }
+
+    /** The statements of one call, on one connection in autocommit mode, each bounded by the same timeout. */
+    private record Call(Connection connection, int timeoutSeconds) {
+
+        int update(String sql, Object... args) throws SQLException {
+            try (PreparedStatement statement = prepare(sql, args)) {
+                return statement.executeUpdate();
+            }
+        }
+
+        /** The first column of the first row as a number, or null without a row. */
+        Long queryForLong(String sql, Object... args) throws SQLException {
+            try (PreparedStatement statement = prepare(sql, args); ResultSet rows = statement.executeQuery()) {
+                return rows.next() ? rows.getLong(1) : null;
+            }
+        }
+
+        private PreparedStatement prepare(String sql, Object... args) throws SQLException {
+            PreparedStatement statement = connection.prepareStatement(sql);
+            try {
+                statement.setQueryTimeout(timeoutSeconds);
+                for (int i = 0; i < args.length; i++) {
+                    statement.setObject(i + 1, args[i]);
+                }
+                return statement;
+            }
+            catch (SQLException ex) {
+                statement.close();
+                throw ex;
+            }
         }
     }
 

@@ -4,9 +4,11 @@ import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -16,6 +18,7 @@ import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -32,6 +35,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.lease.LeaseKind;
@@ -43,6 +47,7 @@ import dev.lease.core.LeaseEngine;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
+import dev.lease.testing.TcpProxy;
 
 /**
  * The contract suite plus what is specific to leases in a table: expiry on the database clock, two application
@@ -171,6 +176,48 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest {
             status.setRollbackOnly();
         });
         assertThat(grant(secondBackend(), name, seconds(30))).as("free after release").isPresent();
+    }
+
+    /**
+     * The holder's renewal reaches the database, which executes it, and then the holder hears nothing more (a process
+     * pause, a network that stops answering): had the statement run in a transaction, its COMMIT would never come and
+     * the row would stay locked until the server drops the connection. Another instance takes over once the lease
+     * expired, as after any other loss.
+     */
+    @Test
+    void aHolderStalledRightAfterItsRenewalReachedTheDatabaseDoesNotBlockATakeover() throws Exception {
+        assumeTrue(serverPort() > 0, "the database runs in this JVM: no network to stall");
+        String name = uniqueName();
+        Duration ttl = shortTtl();
+        try (TcpProxy proxy = new TcpProxy(serverPort())) {
+            SingleConnectionDataSource stalled = through(proxy);
+            try {
+                LeaseEngine holder = engineOver(new JdbcLeaseBackend(stalled, table()));
+                holder.acquire(LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(ttl));
+                // From now on the database executes the holder's next renewal but its answer never comes back.
+                proxy.delayReplyAfter("UPDATE".getBytes(StandardCharsets.US_ASCII), Duration.ofHours(1));
+
+                Grant successor = await("another instance granted the lease of a holder stalled mid-renewal")
+                        .atMost(ttl.multipliedBy(3).plus(seconds(10))).pollInterval(Duration.ofMillis(100))
+                        .ignoreExceptions()
+                        .until(() -> grant(secondBackend(), name, seconds(30)), Optional::isPresent).orElseThrow();
+                secondBackend().release(successor);
+            }
+            finally {
+                proxy.close();
+                stalled.destroy();
+            }
+        }
+    }
+
+    /** The database server's TCP port, or 0 when the database runs inside this JVM. */
+    protected int serverPort() {
+        return 0;
+    }
+
+    /** One connection to the database through {@code proxy}; only called when {@link #serverPort()} is positive. */
+    protected SingleConnectionDataSource through(TcpProxy proxy) {
+        throw new UnsupportedOperationException("no network between this test and its database");
     }
 
     @Test

@@ -19,9 +19,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 import dev.lease.spi.Grant;
 import dev.lease.testing.MariaDbServer;
+import dev.lease.testing.TcpProxy;
 
 /**
  * The JDBC backend on a real MariaDB server (the MySQL scripts and dialect). The second application instance's
@@ -70,6 +72,16 @@ class MariaDbJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest {
     @Override
     protected Dialect dialect() {
         return Dialect.MYSQL;
+    }
+
+    @Override
+    protected int serverPort() {
+        return mariadb.port();
+    }
+
+    @Override
+    protected SingleConnectionDataSource through(TcpProxy proxy) {
+        return new SingleConnectionDataSource(mariadb.jdbcUrl(proxy.port()), true);
     }
 
     @Test

@@ -80,6 +80,17 @@ class PostgresJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest 
         return Dialect.POSTGRESQL;
     }
 
+    @Override
+    protected int serverPort() {
+        return postgres.getPort();
+    }
+
+    @Override
+    protected SingleConnectionDataSource through(TcpProxy proxy) {
+        return new SingleConnectionDataSource("jdbc:postgresql://" + proxy.address() + "/postgres", "postgres", "",
+                true);
+    }
+
     @Test
     void instancesWhoseSessionsRunInDifferentTimeZonesAgreeOnExpiry() throws Exception {
         // 26 hours apart: with a timestamp column without time zone, the eastern instance would see the western
