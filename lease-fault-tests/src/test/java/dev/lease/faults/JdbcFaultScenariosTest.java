@@ -16,6 +16,7 @@ import java.util.Random;
 
 import javax.sql.DataSource;
 
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,6 +29,7 @@ import dev.lease.core.LeaseEngine;
 import dev.lease.faults.ZooKeeperFaultScenariosTest.HeldAfterGrant;
 import dev.lease.jdbc.JdbcLeaseBackend;
 import dev.lease.spi.GrantFence;
+import dev.lease.testing.TcpProxy;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 /**
@@ -161,6 +163,53 @@ class JdbcFaultScenariosTest {
         }
     }
 
+    /**
+     * A holder whose link to the lease store goes silent (a frozen network, a driver without a socket timeout: its
+     * renewal waits for ever) while its link to the resource still works must stop on its own clock: frozen while it
+     * stands in its section, it is interrupted before its successor was granted and a ttl more, while the link is
+     * still frozen. Without the local deadline ({@link Mutant#NO_LOCAL_DEADLINE}) it would run on until the network
+     * came back. A first round freezes a holder right before its write as well, so that a stale write reaches the
+     * fence.
+     */
+    @Test
+    void frozenLinkToTheLeaseStore() throws Exception {
+        String lease = "jdbc-frozen-link";
+        try (FaultRun run = new FaultRun("jdbc-frozen-store-link", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS,
+                ledger(lease)); TcpProxy link1 = new TcpProxy(postgres.getPort());
+                TcpProxy link2 = new TcpProxy(postgres.getPort());
+                LeaseEngine one = engineThrough(link1); LeaseEngine two = engineThrough(link2)) {
+            FrozenWrite gate = new FrozenWrite(run.history);
+            HeldAfterGrant inSection = HeldAfterGrant.disarmed();
+            List<LeaseWorker> workers = List.of(
+                    run.worker(1, one, config(lease, TTL, 6), gate.of(1).then(inSection)),
+                    run.worker(2, two, config(lease, TTL, 6), gate.of(2).then(inSection)));
+            List<TcpProxy> links = List.of(link1, link2);
+            StaleWrites.frozenAcross(run, gate, "froze the holder's link to the lease store", victim -> {
+                links.get(victim - 1).freeze();
+                return () -> links.get(victim - 1).unfreeze();
+            });
+            for (int round = 0; round < Soak.rounds(2); round++) {
+                inSection.arm();
+                inSection.awaitHeld();
+                int victim = workers.get(0).holding() ? 1 : 2;
+                TcpProxy link = links.get(victim - 1);
+                link.freeze();
+                long frozenAt = System.nanoTime();
+                run.fault("froze the link of worker " + victim + " to the lease store while it stood in its section",
+                        frozenAt);
+                try {
+                    await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantedSince(frozenAt, victim));
+                    assertInterruptedSince(run, victim, frozenAt);
+                }
+                finally {
+                    inSection.release();
+                    link.unfreeze();
+                }
+            }
+            run.finish();
+        }
+    }
+
     @Test
     void databaseRestart() throws Exception {
         String lease = "jdbc-restart";
@@ -260,6 +309,32 @@ class JdbcFaultScenariosTest {
 
     private static DataSource holderDataSource() {
         return postgres.getPostgresDatabase(Map.of("ApplicationName", HOLDERS));
+    }
+
+    /**
+     * The successor's grant came after the store's expiry, which the holder's own deadline precedes: by then the
+     * holder was interrupted. A ttl more covers a slow machine's scheduling, not a missing deadline. An assertion, so
+     * that a mutant run counts it as a detection.
+     */
+    private static void assertInterruptedSince(FaultRun run, int worker, long since) {
+        try {
+            await().atMost(TTL).pollInterval(POLL)
+                    .until(() -> run.history.interruptTimesOf(worker).stream().anyMatch(t -> t - since > 0));
+        }
+        catch (ConditionTimeoutException ex) {
+            throw new AssertionError("worker " + worker + " was not interrupted while its link to the lease store "
+                    + "was frozen, although another worker was granted its lease", ex);
+        }
+    }
+
+    /**
+     * An engine whose lease store is reached through {@code link} on one reused connection, with no socket timeout:
+     * a frozen link leaves its statements waiting until the link comes back.
+     */
+    private static LeaseEngine engineThrough(TcpProxy link) {
+        DataSource store = new ReusedConnections(CrashablePostgres.dataSource(link.port(),
+                Map.of("ApplicationName", "lease-fault-frozen-link")));
+        return ZooKeeperHolder.engine(new JdbcLeaseBackend(store), LeaseKind.CORRECTNESS);
     }
 
     private static LeaseEngine engine() {

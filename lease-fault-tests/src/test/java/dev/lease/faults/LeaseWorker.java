@@ -41,6 +41,23 @@ final class LeaseWorker implements Runnable {
         default boolean forcesWrite() {
             return false;
         }
+
+        /** This, then {@code next}; the write is forced when either says so. */
+        default BeforeWrite then(BeforeWrite next) {
+            BeforeWrite first = this;
+            return new BeforeWrite() {
+                @Override
+                public void beforeWrite(long token) throws InterruptedException {
+                    first.beforeWrite(token);
+                    next.beforeWrite(token);
+                }
+
+                @Override
+                public boolean forcesWrite() {
+                    return first.forcesWrite() || next.forcesWrite();
+                }
+            };
+        }
     }
 
     /**

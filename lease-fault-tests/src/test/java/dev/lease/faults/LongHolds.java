@@ -15,18 +15,12 @@ final class LongHolds implements LeaseWorker.BeforeWrite {
     private final Duration min;
     private final Duration max;
     private final Random random;
-    private final LeaseWorker.BeforeWrite next;
 
     LongHolds(int percent, Duration min, Duration max, long seed) {
-        this(percent, min, max, new Random(seed), LeaseWorker.BeforeWrite.NONE);
-    }
-
-    private LongHolds(int percent, Duration min, Duration max, Random random, LeaseWorker.BeforeWrite next) {
         this.percent = percent;
         this.min = min;
         this.max = max;
-        this.random = random;
-        this.next = next;
+        this.random = new Random(seed);
     }
 
     /** From a child's arguments {@code long-hold-percent}, {@code long-hold-min-ms}, {@code long-hold-max-ms}. */
@@ -37,23 +31,11 @@ final class LongHolds implements LeaseWorker.BeforeWrite {
                 Long.parseLong(args.getOrDefault("seed", "0")) * 7919 + 17);
     }
 
-    /** These long holds, then {@code after}. */
-    LongHolds then(LeaseWorker.BeforeWrite after) {
-        return new LongHolds(percent, min, max, random, after);
-    }
-
     @Override
     public void beforeWrite(long token) throws InterruptedException {
         if (random.nextInt(100) < percent) {
             long span = Math.max(0, max.toMillis() - min.toMillis());
             Thread.sleep(min.toMillis() + (long) (random.nextDouble() * span));
         }
-        next.beforeWrite(token);
-    }
-
-    /** Whatever comes after decides: a long hold in front of a frozen write leaves that write forced. */
-    @Override
-    public boolean forcesWrite() {
-        return next.forcesWrite();
     }
 }

@@ -45,8 +45,8 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
  * been interrupted there ({@link WorkloadRecorder#checkLostSectionsInterrupted()}).
  *
  * <p>Seeds: {@code -Dlease-test.seed=N} replays the random hold times of a run (faults strike on
- * conditions, so their moments vary); {@code -Dlease-test.workloads.swallow-interrupts=true} makes every body
- * swallow its interrupt and write anyway, which must fail the scenarios.
+ * conditions, so their moments vary). Against the {@linkplain Mutant#SWALLOWED_INTERRUPT swallowed-interrupt mutant}
+ * every body catches its interrupt and writes anyway, as the plain workers do.
  *
  * <p>Every scenario starts with one {@linkplain #forcedStaleWrite forced stale write}: its own faults rarely make a
  * body write after a successor's write, so without it a fence that does not compare would go unnoticed.

@@ -31,12 +31,6 @@ import dev.lease.fence.StaleTokenException;
  */
 final class WorkloadRecorder {
 
-    /**
-     * The mutant that proves the interrupt check can fail: bodies that catch the interrupt, say nothing and write
-     * anyway, as if they still held the lease.
-     */
-    static final boolean SWALLOW_INTERRUPTS = Boolean.getBoolean("lease-test.workloads.swallow-interrupts");
-
     /** How a body writes the protected resource. */
     enum Writer {
         /** In a transaction of its own (the ledger's). */
@@ -154,16 +148,18 @@ final class WorkloadRecorder {
             section.release = history(lease).invoke(worker, Kind.RELEASE);
         }
         catch (InterruptedException ex) {
-            if (!SWALLOW_INTERRUPTS) {
-                interrupted(section);
+            interrupted(section);
+            if (!Mutant.swallowsInterrupts()) {
                 throw ex;
             }
+            // The mutant body: told that its lease is lost, it writes anyway (not forced: the history must take it
+            // for a section that ignored its interrupt).
             write(section, writer, false);
             section.release = history(lease).invoke(worker, Kind.RELEASE);
         }
         finally {
             // An interrupt that came during a write (JDBC does not answer to it) or after the sleep is still one.
-            if (!SWALLOW_INTERRUPTS && Thread.currentThread().isInterrupted()) {
+            if (Thread.currentThread().isInterrupted()) {
                 interrupted(section);
             }
             section.validAtEnd = LeaseContext.find(lease).map(Lease::isValid).orElse(false);

@@ -388,8 +388,22 @@ class ZooKeeperFaultScenariosTest {
 
         private volatile CountDownLatch held = new CountDownLatch(1);
         private volatile CountDownLatch released = new CountDownLatch(1);
-        private final AtomicBoolean armed = new AtomicBoolean(true);
+        private final AtomicBoolean armed;
         private volatile long token = -1;
+
+        /** Holds the worker's first write. */
+        HeldAfterGrant() {
+            this(true);
+        }
+
+        private HeldAfterGrant(boolean armed) {
+            this.armed = new AtomicBoolean(armed);
+        }
+
+        /** Holds nothing until {@link #arm()}. */
+        static HeldAfterGrant disarmed() {
+            return new HeldAfterGrant(false);
+        }
 
         @Override
         public void beforeWrite(long token) throws InterruptedException {
