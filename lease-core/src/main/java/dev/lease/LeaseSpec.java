@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 
-import dev.lease.core.Durations;
 
 /**
  * An immutable description of a lease to acquire:

@@ -2,7 +2,6 @@ package dev.lease;
 
 import java.time.Duration;
 
-import dev.lease.core.Durations;
 
 /**
  * The lease could not be had: it was still held by someone else after waiting as long as allowed, or the backend

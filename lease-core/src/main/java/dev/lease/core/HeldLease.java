@@ -10,6 +10,7 @@ import java.util.function.LongSupplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.lease.Durations;
 import dev.lease.FencingToken;
 import dev.lease.Lease;
 import dev.lease.LeaseKind;

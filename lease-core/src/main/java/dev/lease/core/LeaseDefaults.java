@@ -3,6 +3,7 @@ package dev.lease.core;
 import java.time.Duration;
 import java.util.Objects;
 
+import dev.lease.Durations;
 import dev.lease.LeaseConfigurationException;
 
 /**

@@ -18,6 +18,7 @@ import java.util.function.Supplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.lease.Durations;
 import dev.lease.Lease;
 import dev.lease.LeaseCallback;
 import dev.lease.LeaseConfigurationException;
@@ -30,6 +31,7 @@ import dev.lease.spi.Grant;
 import dev.lease.spi.GrantFence;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
+import dev.lease.spi.LeaseNames;
 
 /**
  * The backend-agnostic heart of the library and the {@link LeaseTemplate} bean: acquires with optional waiting,

@@ -3,6 +3,7 @@ package dev.lease.core;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 
+import dev.lease.Durations;
 import dev.lease.LeaseConfigurationException;
 import dev.lease.spi.LeaseBackend;
 

@@ -14,7 +14,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
-import dev.lease.core.LeaseNames;
+import dev.lease.spi.LeaseNames;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;

@@ -24,7 +24,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.ClassUtils;
 
 import dev.lease.LeaseKind;
-import dev.lease.core.Durations;
+import dev.lease.Durations;
 import dev.lease.LeaseConfigurationException;
 import dev.lease.redis.RedisLeaseBackend;
 

@@ -22,7 +22,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 
-import dev.lease.core.Durations;
+import dev.lease.Durations;
 import dev.lease.LeaseConfigurationException;
 import dev.lease.zookeeper.ZooKeeperLeaseBackend;
 

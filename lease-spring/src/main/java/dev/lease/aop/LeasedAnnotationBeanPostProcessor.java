@@ -26,7 +26,7 @@ import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.scheduling.config.TaskManagementConfigUtils;
 
 import dev.lease.Leased;
-import dev.lease.core.Durations;
+import dev.lease.Durations;
 import dev.lease.LeaseConfigurationException;
 import dev.lease.core.LeaseEngine;
 

@@ -14,7 +14,7 @@ import org.springframework.util.StringValueResolver;
 import dev.lease.Leased;
 import dev.lease.WhenBusy;
 import dev.lease.LeaseConfigurationException;
-import dev.lease.core.LeaseNames;
+import dev.lease.spi.LeaseNames;
 
 /**
  * Turns a {@link Leased} annotation into a {@link LeasedMethod}, failing with a message that names the method, the

@@ -1,4 +1,4 @@
-package dev.lease.core;
+package dev.lease;
 
 import java.math.BigDecimal;
 import java.time.Duration;

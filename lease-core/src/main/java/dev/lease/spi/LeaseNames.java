@@ -1,4 +1,4 @@
-package dev.lease.core;
+package dev.lease.spi;
 
 /**
  * The rules every lease name follows whatever the backend, so that an application can move between backends

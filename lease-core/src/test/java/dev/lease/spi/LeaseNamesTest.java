@@ -1,4 +1,4 @@
-package dev.lease.core;
+package dev.lease.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;

@@ -1,4 +1,4 @@
-package dev.lease.core;
+package dev.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
