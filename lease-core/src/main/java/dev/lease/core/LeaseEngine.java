@@ -27,6 +27,7 @@ import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;
 import dev.lease.LeaseTemplate;
 import dev.lease.LeaseUnavailableException;
+import dev.lease.LeasedWork;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantFence;
 import dev.lease.spi.GrantRequest;
@@ -126,14 +127,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         }
     }
 
-    /**
-     * Runs {@code work} in a leased section. Re-entering a name this thread already holds reuses that lease.
-     *
-     * @param whenBusy what to return when the lease is still busy after the wait; null means throw
-     *        {@link LeaseUnavailableException}
-     * @throws dev.lease.LeaseLostException when the lease was lost before {@code work} finished
-     * @throws Throwable whatever {@code work} threw, when the lease was kept
-     */
+    @Override
     public <T> T run(LeaseSpec spec, LeasedWork<T> work, Supplier<T> whenBusy) throws Throwable {
         Resolved resolved = resolve(spec);
         Optional<HeldLease> outer = ThreadLeases.findHeld(resolved.name());

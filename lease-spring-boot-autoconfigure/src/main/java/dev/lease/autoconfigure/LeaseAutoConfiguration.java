@@ -10,6 +10,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
 
+import dev.lease.LeaseTemplate;
 import dev.lease.aop.LeasedAnnotationBeanPostProcessor;
 import dev.lease.core.BackendRouter;
 import dev.lease.core.LeaseDefaults;
@@ -18,8 +19,8 @@ import dev.lease.spi.GrantFence;
 import dev.lease.spi.LeaseBackend;
 
 /**
- * Routes each lease kind to a backend, creates the {@link LeaseEngine} (the {@code LeaseTemplate} bean) and
- * advises {@code @Leased} methods. Backends are contributed by their own auto-configurations as
+ * Routes each lease kind to a backend, creates the {@link LeaseEngine} (the {@link LeaseTemplate} bean, unless the
+ * application defines its own) and advises {@code @Leased} methods, whose calls go through that bean. Backends are contributed by their own auto-configurations as
  * {@link LeaseBackend} beans. Unknown {@code lease.*} keys fail the startup before any bean is created
  * ({@link LeasePropertyNamesCheck}).
  */
@@ -50,8 +51,9 @@ public class LeaseAutoConfiguration {
         return router;
     }
 
+    /** Steps aside for the application's own {@link LeaseTemplate}, which may build on the router bean. */
     @Bean(destroyMethod = "close")
-    @ConditionalOnMissingBean
+    @ConditionalOnMissingBean(LeaseTemplate.class)
     LeaseEngine leaseEngine(BackendRouter leaseBackendRouter, LeaseProperties properties,
             ObjectProvider<GrantFence> grantFence) {
         return new LeaseEngine(leaseBackendRouter,
@@ -61,7 +63,7 @@ public class LeaseAutoConfiguration {
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean
-    static LeasedAnnotationBeanPostProcessor leasedAnnotationBeanPostProcessor(ObjectProvider<LeaseEngine> engine) {
-        return new LeasedAnnotationBeanPostProcessor(engine);
+    static LeasedAnnotationBeanPostProcessor leasedAnnotationBeanPostProcessor(ObjectProvider<LeaseTemplate> leases) {
+        return new LeasedAnnotationBeanPostProcessor(leases);
     }
 }

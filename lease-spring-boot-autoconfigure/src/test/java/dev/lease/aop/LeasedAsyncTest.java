@@ -332,8 +332,8 @@ class LeasedAsyncTest {
     static class LeaseFirst {
 
         @Bean
-        static LeasedAnnotationBeanPostProcessor leasedAnnotationBeanPostProcessor(ObjectProvider<LeaseEngine> engine) {
-            LeasedAnnotationBeanPostProcessor processor = new LeasedAnnotationBeanPostProcessor(engine);
+        static LeasedAnnotationBeanPostProcessor leasedAnnotationBeanPostProcessor(ObjectProvider<LeaseTemplate> leases) {
+            LeasedAnnotationBeanPostProcessor processor = new LeasedAnnotationBeanPostProcessor(leases);
             processor.setOrder(Ordered.HIGHEST_PRECEDENCE);
             return processor;
         }

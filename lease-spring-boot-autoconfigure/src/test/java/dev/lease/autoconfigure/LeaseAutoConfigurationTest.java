@@ -2,6 +2,10 @@ package dev.lease.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -9,12 +13,22 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
 
+import dev.lease.Lease;
+import dev.lease.LeaseCallback;
+import dev.lease.LeaseConfigurationException;
+import dev.lease.LeaseContext;
 import dev.lease.LeaseKind;
 import dev.lease.LeaseSpec;
 import dev.lease.LeaseTemplate;
+import dev.lease.Leased;
+import dev.lease.LeasedWork;
 import dev.lease.core.BackendRouter;
-import dev.lease.LeaseConfigurationException;
+import dev.lease.core.LeaseDefaults;
+import dev.lease.core.LeaseEngine;
 import dev.lease.memory.InMemoryLeaseBackend;
 
 @ExtendWith(OutputCaptureExtension.class)
@@ -83,6 +97,101 @@ class LeaseAutoConfigurationTest {
         InMemoryLeaseBackend own = new InMemoryLeaseBackend();
         runner.withPropertyValues("lease.backend=in-memory").withBean(InMemoryLeaseBackend.class, () -> own)
                 .run(context -> assertThat(context.getBean(InMemoryLeaseBackend.class)).isSameAs(own));
+    }
+
+    /**
+     * An application's own template (here one that counts calls around the engine it builds on the router bean)
+     * replaces the engine bean, and every {@code @Leased} call goes through it; the engine it wraps still checks the
+     * methods at startup when it is a bean too.
+     */
+    @Test
+    void anApplicationsOwnLeaseTemplateIsTheOneLeasedCallsGoThrough() {
+        runner.withPropertyValues("lease.backend=in-memory").withUserConfiguration(CountingTemplateConfig.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed().doesNotHaveBean("leaseEngine");
+                    assertThat(context.getBean(LeaseTemplate.class)).isInstanceOf(CountingTemplate.class);
+                    Billing billing = context.getBean(Billing.class);
+                    assertThat(billing.bill()).isPositive();
+                    assertThat(billing.bill()).isPositive();
+                    assertThat(context.getBean(CountingTemplate.class).runs).hasValue(2);
+                });
+    }
+
+    @Test
+    void aLeasedMethodRoutedWrongIsStillRefusedAtStartupBehindTheApplicationsOwnTemplate() {
+        runner.withPropertyValues("lease.backend=in-memory").withUserConfiguration(CountingTemplateConfig.class)
+                .withBean(BadTtl.class).run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).isInstanceOf(LeaseConfigurationException.class)
+                            .hasMessageContaining("renewEvery 5s is not less than half the ttl 10s");
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class CountingTemplateConfig {
+
+        @Bean(destroyMethod = "close")
+        LeaseEngine countedEngine(BackendRouter router) {
+            return new LeaseEngine(router, LeaseDefaults.standard());
+        }
+
+        @Bean
+        @Primary
+        CountingTemplate countingTemplate(LeaseEngine countedEngine) {
+            return new CountingTemplate(countedEngine);
+        }
+
+        @Bean
+        Billing billing() {
+            return new Billing();
+        }
+    }
+
+    /** A template that wraps another one, as an application would to time or trace its leases. */
+    static final class CountingTemplate implements LeaseTemplate {
+
+        final AtomicInteger runs = new AtomicInteger();
+        private final LeaseTemplate delegate;
+
+        CountingTemplate(LeaseTemplate delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public Lease acquire(LeaseSpec spec) {
+            return delegate.acquire(spec);
+        }
+
+        @Override
+        public Optional<Lease> tryAcquire(LeaseSpec spec) {
+            return delegate.tryAcquire(spec);
+        }
+
+        @Override
+        public <T> T execute(LeaseSpec spec, LeaseCallback<T> work) {
+            return delegate.execute(spec, work);
+        }
+
+        @Override
+        public <T> T run(LeaseSpec spec, LeasedWork<T> work, Supplier<T> whenBusy) throws Throwable {
+            runs.incrementAndGet();
+            return delegate.run(spec, work, whenBusy);
+        }
+    }
+
+    static class Billing {
+
+        @Leased(name = "billing", kind = LeaseKind.CORRECTNESS)
+        long bill() {
+            return LeaseContext.token().value();
+        }
+    }
+
+    static class BadTtl {
+
+        @Leased(name = "bad", kind = LeaseKind.CORRECTNESS, ttl = "10s", renewEvery = "5s")
+        void work() {
+        }
     }
 
     @Test

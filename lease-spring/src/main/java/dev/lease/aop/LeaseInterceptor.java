@@ -7,20 +7,20 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 
+import dev.lease.LeaseTemplate;
 import dev.lease.LeaseUnavailableException;
 import dev.lease.WhenBusy;
-import dev.lease.core.LeaseEngine;
 
-/** Runs a {@code @Leased} method inside a leased section of the {@link LeaseEngine}. */
+/** Runs a {@code @Leased} method inside a leased section of the application's {@link LeaseTemplate}. */
 final class LeaseInterceptor implements MethodInterceptor {
 
     private final LeasedMethodRegistry registry;
-    private final ObjectProvider<LeaseEngine> engine;
+    private final ObjectProvider<LeaseTemplate> leases;
     private final LeasedCalls calls;
 
-    LeaseInterceptor(LeasedMethodRegistry registry, ObjectProvider<LeaseEngine> engine, LeasedCalls calls) {
+    LeaseInterceptor(LeasedMethodRegistry registry, ObjectProvider<LeaseTemplate> leases, LeasedCalls calls) {
         this.registry = registry;
-        this.engine = engine;
+        this.leases = leases;
         this.calls = calls;
     }
 
@@ -40,7 +40,7 @@ final class LeaseInterceptor implements MethodInterceptor {
         }
         try {
             String fence = registry.evaluateFence(leased, invocation.getArguments(), target);
-            return engine.getObject().run(leased.spec(name, fence), lease -> invocation.proceed(),
+            return leases.getObject().run(leased.spec(name, fence), lease -> invocation.proceed(),
                     leased.whenBusy() == WhenBusy.SKIP ? leased.skipValue() : null);
         }
         finally {

@@ -28,6 +28,7 @@ import org.springframework.scheduling.config.TaskManagementConfigUtils;
 import dev.lease.Leased;
 import dev.lease.Durations;
 import dev.lease.LeaseConfigurationException;
+import dev.lease.LeaseTemplate;
 import dev.lease.core.LeaseEngine;
 
 /**
@@ -40,10 +41,12 @@ import dev.lease.core.LeaseEngine;
  * an {@code @Async} hand-off, whichever of the two post-processors runs first, so the lease is taken on the thread
  * that runs the body; a configuration that would put the hand-off inside the lease fails the startup.
  *
- * <p>Every advised bean is made to depend on the {@link LeaseEngine} bean, so Spring destroys it (cancelling its
- * {@code @Scheduled} tasks) before the engine. When the engine's destruction begins, leased calls that would start
- * are refused, and those in progress get up to 30 seconds to end before the engine closes and interrupts what is
- * left.
+ * <p>Calls go through the application's {@link LeaseTemplate} bean ({@link LeaseTemplate#run}): the
+ * {@link LeaseEngine}, or a template of the application's own. Routing and timing are checked against the engine,
+ * when there is one. Every advised bean is made to depend on the template, so Spring destroys it (cancelling its
+ * {@code @Scheduled} tasks) before the template. When the template's destruction begins, leased calls that would
+ * start are refused, and those in progress get up to 30 seconds to end before the engine closes and interrupts what
+ * is left.
  */
 public class LeasedAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
         implements SmartInitializingSingleton, DestructionAwareBeanPostProcessor {
@@ -52,15 +55,18 @@ public class LeasedAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareA
 
     private static final Log log = LogFactory.getLog(LeasedAnnotationBeanPostProcessor.class);
 
-    private final ObjectProvider<LeaseEngine> engine;
+    private final ObjectProvider<LeaseTemplate> leases;
     private final LeasedCalls calls = new LeasedCalls();
     private final Map<String, List<LeasedMethod>> asyncBeans = new ConcurrentHashMap<>();
     private ConfigurableListableBeanFactory beanFactory;
     private LeasedMethodRegistry registry;
 
-    /** @param engine the engine, looked up lazily so that this post-processor does not create it early */
-    public LeasedAnnotationBeanPostProcessor(ObjectProvider<LeaseEngine> engine) {
-        this.engine = engine;
+    /**
+     * @param leases the template {@code @Leased} calls go through (the {@link LeaseEngine} unless the application
+     *        has its own), looked up lazily so that this post-processor does not create it early
+     */
+    public LeasedAnnotationBeanPostProcessor(ObjectProvider<LeaseTemplate> leases) {
+        this.leases = leases;
         setBeforeExistingAdvisors(true);
     }
 
@@ -72,7 +78,7 @@ public class LeasedAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareA
                 beanFactory instanceof ConfigurableBeanFactory cbf ? new EmbeddedValueResolver(cbf) : value -> value,
                 new BeanFactoryResolver(beanFactory));
         this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Leased.class, true),
-                new LeaseInterceptor(registry, engine, calls));
+                new LeaseInterceptor(registry, leases, calls));
     }
 
     @Override
@@ -90,7 +96,7 @@ public class LeasedAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareA
             }
             asyncBeans.put(beanName, async);
         }
-        dependOnEngine(beanName);
+        dependOnTemplate(beanName);
         if (bean instanceof Advised advised && !advised.isFrozen()) {
             int lastAsync = lastAsyncAdvisor(advised.getAdvisors());
             if (lastAsync >= 0) {
@@ -109,26 +115,39 @@ public class LeasedAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareA
         if (methods.isEmpty()) {
             return;
         }
-        LeaseEngine leases = engine.getObject();
-        for (LeasedMethod method : methods) {
-            leases.validate(method.culprit(), method.kind(), method.ttl(), method.renewEvery(), method.fence() != null);
+        LeaseEngine engine = engine();
+        if (engine == null) {
+            log.info(methods.size() + " @Leased method(s) not checked at startup: the LeaseTemplate bean is not a "
+                    + "LeaseEngine and there is no LeaseEngine bean to check their routing and timing against");
+            return;
         }
+        for (LeasedMethod method : methods) {
+            engine.validate(method.culprit(), method.kind(), method.ttl(), method.renewEvery(), method.fence() != null);
+        }
+    }
+
+    /** The engine behind the template: the template itself, or the one engine bean next to it. */
+    private LeaseEngine engine() {
+        if (leases.getObject() instanceof LeaseEngine engine) {
+            return engine;
+        }
+        return beanFactory == null ? null : beanFactory.getBeanProvider(LeaseEngine.class).getIfUnique();
     }
 
     @Override
     public boolean requiresDestruction(Object bean) {
-        return bean instanceof LeaseEngine;
+        return bean instanceof LeaseTemplate;
     }
 
     @Override
     public void postProcessBeforeDestruction(Object bean, String beanName) {
-        if (!(bean instanceof LeaseEngine)) {
+        if (!(bean instanceof LeaseTemplate)) {
             return;
         }
         try {
             if (!calls.closeAndAwait(SHUTDOWN_WAIT)) {
                 log.warn(calls.running() + " @Leased call(s) still running " + Durations.format(SHUTDOWN_WAIT) + " after "
-                        + "shutdown began; closing the lease engine now, which interrupts them and fails them with "
+                        + "shutdown began; closing the lease template now, which interrupts them and fails them with "
                         + "LeaseLostException.");
             }
         }
@@ -137,14 +156,14 @@ public class LeasedAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareA
         }
     }
 
-    /** Advised beans call the engine through a lazy provider, which Spring does not count as a dependency. */
-    private void dependOnEngine(String beanName) {
+    /** Advised beans call the template through a lazy provider, which Spring does not count as a dependency. */
+    private void dependOnTemplate(String beanName) {
         if (beanFactory == null) {
             return;
         }
-        for (String engineName : beanFactory.getBeanNamesForType(LeaseEngine.class, false, false)) {
-            if (!engineName.equals(beanName)) {
-                beanFactory.registerDependentBean(engineName, beanName);
+        for (String templateName : beanFactory.getBeanNamesForType(LeaseTemplate.class, false, false)) {
+            if (!templateName.equals(beanName)) {
+                beanFactory.registerDependentBean(templateName, beanName);
             }
         }
     }
