@@ -44,13 +44,11 @@ final class SpringInstance implements AutoCloseable {
     }
 
     /**
-     * Threads that the JVM or a driver library shares across everything, started lazily by whoever came first; and
-     * Curator's "SafeNotifyService", which CuratorFrameworkImpl keeps as a plain Executor and never shuts down on
-     * close (Curator 5.9), so it outlives every closed client. Not ours to stop until the auto-configuration hands
-     * Curator an executor it owns (builder.runSafeService).
+     * Threads that the JVM or a driver library shares across everything, started lazily by whoever came first. Not
+     * Curator's callback thread: the auto-configuration hands Curator one it owns and stops it with the context.
      */
     private static final List<String> SHARED_THREADS = List.of("PostgreSQL-JDBC-Cleaner", "process reaper",
-            "Common-Cleaner", "ForkJoinPool", "Attach Listener", "Curator-SafeNotifyService");
+            "Common-Cleaner", "ForkJoinPool", "Attach Listener");
 
     private static final Duration BACKOFF = Duration.ofMillis(100);
 

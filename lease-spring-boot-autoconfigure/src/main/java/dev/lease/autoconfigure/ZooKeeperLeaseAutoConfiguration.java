@@ -12,6 +12,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.client.ConnectStringParser;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -29,8 +30,8 @@ import dev.lease.zookeeper.ZooKeeperLeaseBackend;
 /**
  * The ZooKeeper backend, available when Curator is on the classpath and either {@code lease.zookeeper.connect-string}
  * is set or the application has a {@link CuratorFramework} bean (which is then reused and left to its owner).
- * Otherwise a client is created from {@code lease.zookeeper.*}, connected before startup goes on, and closed on
- * shutdown. When every server refuses the connection, the startup fails at once, before the client starts.
+ * Otherwise a client is created from {@code lease.zookeeper.*} and the application's
+ * {@link CuratorFrameworkBuilderCustomizer}s, connected before startup goes on, and closed on shutdown. When every server refuses the connection, the startup fails at once, before the client starts.
  */
 @AutoConfiguration(before = LeaseAutoConfiguration.class)
 @ConditionalOnClass(CuratorFramework.class)
@@ -46,9 +47,16 @@ public class ZooKeeperLeaseAutoConfiguration {
     public ZooKeeperLeaseAutoConfiguration() {
     }
 
+    @Bean
+    @ConditionalOnMissingBean(CuratorFramework.class)
+    CuratorNotifications leaseCuratorNotifications() {
+        return new CuratorNotifications();
+    }
+
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(CuratorFramework.class)
-    CuratorFramework leaseCuratorFramework(LeaseProperties properties) {
+    CuratorFramework leaseCuratorFramework(LeaseProperties properties,
+            ObjectProvider<CuratorFrameworkBuilderCustomizer> customizers, CuratorNotifications notifications) {
         LeaseProperties.Zookeeper zk = properties.getZookeeper();
         String connectString = zk.getConnectString();
         Duration connectionTimeout = connectionTimeout(zk);
@@ -59,12 +67,14 @@ public class ZooKeeperLeaseAutoConfiguration {
                     + "': every server refused the connection (" + String.join(", ", refused) + ").",
                     "start the ensemble, or fix lease.zookeeper.connect-string.");
         }
-        CuratorFramework client = CuratorFrameworkFactory.builder()
+        CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
                 .sessionTimeoutMs(millis(zk.getSessionTimeout()))
                 .connectionTimeoutMs(millis(connectionTimeout))
                 .retryPolicy(new ExponentialBackoffRetry(100, 5, 2000))
-                .build();
+                .runSafeService(notifications.executor());
+        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+        CuratorFramework client = builder.build();
         client.start();
         boolean connected;
         try {

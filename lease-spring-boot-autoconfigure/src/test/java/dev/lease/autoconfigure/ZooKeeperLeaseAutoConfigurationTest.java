@@ -3,6 +3,7 @@ package dev.lease.autoconfigure;
 import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -74,6 +75,26 @@ class ZooKeeperLeaseAutoConfigurationTest {
                     assertThat(created.get().checkExists().forPath("/leases/auto-zk")).as("default root").isNotNull();
                 });
         assertThat(created.get().getState()).isEqualTo(CuratorFrameworkState.STOPPED);
+    }
+
+    /**
+     * Customizers replace the defaults of the client the auto-configuration builds (here its retry policy), and that
+     * client's callbacks run on a thread of the context's own, which ends when the context closes: Curator's own
+     * executor would outlive every closed client.
+     */
+    @Test
+    void customizersShapeTheClientAndItsCallbackThreadEndsWithTheContext() {
+        RetryOneTime retry = new RetryOneTime(10);
+        AtomicReference<Thread> callbacks = new AtomicReference<>();
+        runner.withPropertyValues("lease.backend=zookeeper", "lease.zookeeper.connect-string=" + server.getConnectString())
+                .withBean(CuratorFrameworkBuilderCustomizer.class, () -> builder -> builder.retryPolicy(retry))
+                .run(context -> {
+                    CuratorFramework client = context.getBean(CuratorFramework.class);
+                    assertThat(client.getZookeeperClient().getRetryPolicy()).isSameAs(retry);
+                    client.runSafe(() -> callbacks.set(Thread.currentThread())).get(30, TimeUnit.SECONDS);
+                    assertThat(callbacks.get().getName()).isEqualTo(CuratorNotifications.THREAD_NAME);
+                });
+        await().atMost(seconds(10)).until(() -> !callbacks.get().isAlive());
     }
 
     /**
