@@ -12,6 +12,7 @@ import java.util.function.LongSupplier;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
+import dev.lease.spi.LossListener;
 
 /**
  * Leases kept in this JVM's memory: fenced, exclusive and expiring for real, but only among the threads of one
@@ -81,6 +82,7 @@ public final class InMemoryLeaseBackend implements LeaseBackend {
             slot.owner = UUID.randomUUID().toString();
             slot.ttlNanos = request.ttl().toNanos();
             slot.expiresAt = now + slot.ttlNanos;
+            slot.onLoss = request.onLoss();
             return Optional.of(new MemoryGrant(request.name(), slot.token, slot.owner));
         }
     }
@@ -123,8 +125,9 @@ public final class InMemoryLeaseBackend implements LeaseBackend {
     }
 
     /**
-     * Takes the lease away from its holder, as an operator or a split brain would: the holder's next renewal
-     * fails. For tests of what happens on loss.
+     * Takes the lease away from its holder, as an operator or a split brain would, and tells the holder at once, as
+     * a ZooKeeper watch on a deleted holder would: the engine declares the lease lost and interrupts the section
+     * running under it. For tests of what happens on loss.
      *
      * @return whether a holder was there
      */
@@ -133,11 +136,16 @@ public final class InMemoryLeaseBackend implements LeaseBackend {
         if (slot == null) {
             return false;
         }
+        LossListener told;
         synchronized (slot) {
             boolean held = slot.isHeld(System.nanoTime());
+            told = held ? slot.onLoss : null;
             slot.free();
-            return held;
         }
+        if (told != null) {
+            told.leaseLost("revoked: the in-memory lease was taken away (InMemoryLeaseBackend.revoke)");
+        }
+        return told != null;
     }
 
     /**
@@ -160,6 +168,7 @@ public final class InMemoryLeaseBackend implements LeaseBackend {
         String owner;
         long ttlNanos;
         long expiresAt;
+        LossListener onLoss;
 
         boolean isHeld(long now) {
             return owner != null && now - expiresAt < 0;
@@ -171,6 +180,7 @@ public final class InMemoryLeaseBackend implements LeaseBackend {
 
         void free() {
             owner = null;
+            onLoss = null;
             notifyAll();
         }
     }
