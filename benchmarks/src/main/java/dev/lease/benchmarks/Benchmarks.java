@@ -406,9 +406,9 @@ public final class Benchmarks {
      * interrupt: from the break, and from the moment the library learnt of it (the failed renewal returning, or the
      * break itself for a session loss, which ZooKeeper reports at once).
      */
-    private void loss(String section, String contender, LeaseBackend backend, Breaker breaker, boolean immediate)
+    private void loss(String section, String contender, LeaseBackend<?> backend, Breaker breaker, boolean immediate)
             throws Exception {
-        RecordingBackend recording = new RecordingBackend(backend);
+        RecordingBackend<?> recording = new RecordingBackend<>(backend);
         Stats fromBreak = new Stats();
         Stats fromDetection = new Stats();
         String failure = null;
@@ -531,10 +531,10 @@ public final class Benchmarks {
         }
     }
 
-    private void hold(String backendName, int count, LeaseBackend backend, Counter counter, Duration ttl,
+    private void hold(String backendName, int count, LeaseBackend<?> backend, Counter counter, Duration ttl,
             Duration renew, String note) throws Exception {
         String section = "Cost of holding " + String.format(Locale.ROOT, "%,d", count) + " leases";
-        RecordingBackend recording = new RecordingBackend(backend);
+        RecordingBackend<?> recording = new RecordingBackend<>(backend);
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         List<Lease> leases = java.util.Collections.synchronizedList(new ArrayList<>());

@@ -19,12 +19,12 @@ final class Ours implements AutoCloseable {
 
     static final Duration TTL = Duration.ofSeconds(10);
 
-    final LeaseBackend backend;
+    final LeaseBackend<?> backend;
     final LeaseKind kind;
     final LeaseEngine engine;
     private AnnotationConfigApplicationContext context;
 
-    Ours(LeaseBackend backend) {
+    Ours(LeaseBackend<?> backend) {
         this.backend = backend;
         this.kind = backend.issuesFencingTokens() ? LeaseKind.CORRECTNESS : LeaseKind.EFFICIENCY;
         this.engine = new LeaseEngine(BackendRouter.select(List.of(backend), null, null, null),
@@ -36,7 +36,7 @@ final class Ours implements AutoCloseable {
     }
 
     /** A lease of the kind {@code backend} may serve, with our ttl and a 30 s wait. */
-    static LeaseSpec spec(String key, LeaseBackend backend) {
+    static LeaseSpec spec(String key, LeaseBackend<?> backend) {
         return LeaseSpec.of(key, backend.issuesFencingTokens() ? LeaseKind.CORRECTNESS : LeaseKind.EFFICIENCY)
                 .withTtl(TTL).withWaitFor(Duration.ofSeconds(30));
     }

@@ -11,13 +11,13 @@ import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
 
 /** Passes everything to a backend and notes renewals: how many, and when one first failed per lease name. */
-final class RecordingBackend implements LeaseBackend {
+final class RecordingBackend<G extends Grant> implements LeaseBackend<G> {
 
-    private final LeaseBackend target;
+    private final LeaseBackend<G> target;
     final LongAdder renewals = new LongAdder();
     final Map<String, Long> renewalFailedAt = new ConcurrentHashMap<>();
 
-    RecordingBackend(LeaseBackend target) {
+    RecordingBackend(LeaseBackend<G> target) {
         this.target = target;
     }
 
@@ -37,12 +37,12 @@ final class RecordingBackend implements LeaseBackend {
     }
 
     @Override
-    public Optional<Grant> tryAcquire(GrantRequest request) throws Exception {
+    public Optional<G> tryAcquire(GrantRequest request) throws Exception {
         return target.tryAcquire(request);
     }
 
     @Override
-    public boolean renew(Grant grant) throws Exception {
+    public boolean renew(G grant) throws Exception {
         renewals.increment();
         boolean renewed;
         try {
@@ -59,7 +59,7 @@ final class RecordingBackend implements LeaseBackend {
     }
 
     @Override
-    public void release(Grant grant) throws Exception {
+    public void release(G grant) throws Exception {
         target.release(grant);
     }
 

@@ -16,14 +16,14 @@ import dev.lease.spi.LeaseBackend;
  */
 public final class BackendRouter {
 
-    private final Map<LeaseKind, LeaseBackend> routes;
+    private final Map<LeaseKind, LeaseBackend<?>> routes;
 
-    private BackendRouter(Map<LeaseKind, LeaseBackend> routes) {
+    private BackendRouter(Map<LeaseKind, LeaseBackend<?>> routes) {
         this.routes = routes;
     }
 
     /** A router with fixed routes; a kind without a route cannot be leased. */
-    public static BackendRouter of(Map<LeaseKind, LeaseBackend> routes) {
+    public static BackendRouter of(Map<LeaseKind, LeaseBackend<?>> routes) {
         return new BackendRouter(routes.isEmpty() ? new EnumMap<>(LeaseKind.class) : new EnumMap<>(routes));
     }
 
@@ -37,10 +37,10 @@ public final class BackendRouter {
      * @throws LeaseConfigurationException for an unknown or unavailable id, an ambiguous choice, no backend at
      *         all, or CORRECTNESS routed explicitly to a backend without fencing tokens
      */
-    public static BackendRouter select(List<LeaseBackend> available, String backend, String correctness,
+    public static BackendRouter select(List<LeaseBackend<?>> available, String backend, String correctness,
             String efficiency) {
-        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
-        LeaseBackend common = isSet(backend) ? pick(available, "lease.backend", backend) : null;
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
+        LeaseBackend<?> common = isSet(backend) ? pick(available, "lease.backend", backend) : null;
         if (common == null && !(isSet(correctness) && isSet(efficiency))) {
             common = onlyOne(available);
         }
@@ -60,8 +60,8 @@ public final class BackendRouter {
      * @throws LeaseConfigurationException when no backend serves it, or CORRECTNESS would go to a backend that
      *         issues no fencing tokens
      */
-    public LeaseBackend backendFor(LeaseKind kind) {
-        LeaseBackend backend = routes.get(kind);
+    public LeaseBackend<?> backendFor(LeaseKind kind) {
+        LeaseBackend<?> backend = routes.get(kind);
         if (backend == null) {
             throw new LeaseConfigurationException("No lease backend serves " + kind + " leases.",
                     "set lease." + kind.name().toLowerCase() + "-backend or lease.backend.");
@@ -73,7 +73,7 @@ public final class BackendRouter {
     }
 
     /** The backend configured for {@code kind}, without the fencing check. */
-    public Optional<LeaseBackend> routeOf(LeaseKind kind) {
+    public Optional<LeaseBackend<?>> routeOf(LeaseKind kind) {
         return Optional.ofNullable(routes.get(kind));
     }
 
@@ -87,7 +87,7 @@ public final class BackendRouter {
                 .collect(Collectors.joining(", "));
     }
 
-    private static void requireFenced(LeaseBackend backend, String culprit) {
+    private static void requireFenced(LeaseBackend<?> backend, String culprit) {
         if (!backend.issuesFencingTokens()) {
             throw new LeaseConfigurationException(
                     culprit + " cannot work: " + backend.whyNotFenced()
@@ -97,9 +97,9 @@ public final class BackendRouter {
         }
     }
 
-    private static LeaseBackend pick(List<LeaseBackend> available, String property, String id) {
+    private static LeaseBackend<?> pick(List<LeaseBackend<?>> available, String property, String id) {
         String wanted = id.trim().toLowerCase();
-        for (LeaseBackend backend : available) {
+        for (LeaseBackend<?> backend : available) {
             if (backend.id().equals(wanted)) {
                 return backend;
             }
@@ -114,7 +114,7 @@ public final class BackendRouter {
                 KnownBackends.howToEnable(wanted));
     }
 
-    private static LeaseBackend onlyOne(List<LeaseBackend> available) {
+    private static LeaseBackend<?> onlyOne(List<LeaseBackend<?>> available) {
         if (available.size() == 1) {
             return available.get(0);
         }
@@ -129,7 +129,7 @@ public final class BackendRouter {
                 "set lease.backend (or both lease.correctness-backend and lease.efficiency-backend).");
     }
 
-    private static String availableSuffix(List<LeaseBackend> available) {
+    private static String availableSuffix(List<LeaseBackend<?>> available) {
         return available.isEmpty() ? " (none are)"
                 : " (available: " + available.stream().map(LeaseBackend::id).collect(Collectors.joining(", ")) + ")";
     }

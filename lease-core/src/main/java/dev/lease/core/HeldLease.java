@@ -31,8 +31,9 @@ final class HeldLease implements Lease {
 
     private final String name;
     private final LeaseKind kind;
-    private final LeaseBackend backend;
+    private final LeaseBackend<?> backend;
     private final Grant grant;
+    private final BackendGrant<?> granted;
     private final Timing timing;
     private final RenewalExecutors executors;
     private final LongSupplier clock;
@@ -49,12 +50,13 @@ final class HeldLease implements Lease {
     private Future<?> renewalCall;
     private Future<?> watchdog;
 
-    HeldLease(String name, LeaseKind kind, LeaseBackend backend, Grant grant, Timing timing, long requestedAt,
+    HeldLease(String name, LeaseKind kind, BackendGrant<?> granted, Timing timing, long requestedAt,
             RenewalExecutors executors, LongSupplier clock, Consumer<HeldLease> onClose) {
         this.name = name;
         this.kind = kind;
-        this.backend = backend;
-        this.grant = grant;
+        this.granted = granted;
+        this.backend = granted.backend();
+        this.grant = granted.grant();
         this.timing = timing;
         this.executors = executors;
         this.clock = clock;
@@ -217,7 +219,7 @@ final class HeldLease implements Lease {
 
     private void release(boolean wasLost) {
         try {
-            backend.release(grant);
+            granted.release();
             if (log.isDebugEnabled()) {
                 log.debug("Lease " + nameAndToken() + " released on " + backend.id() + (wasLost ? " after its loss" : ""));
             }
@@ -248,7 +250,7 @@ final class HeldLease implements Lease {
         long start = clock.getAsLong();
         boolean stillOurs;
         try {
-            stillOurs = backend.renew(grant);
+            stillOurs = granted.renew();
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();

@@ -185,7 +185,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         if (fenceAtGrant) {
             checkFenceAtGrant(culprit, kind);
         }
-        LeaseBackend backend = backendFor(culprit, kind);
+        LeaseBackend<?> backend = backendFor(culprit, kind);
         Timing.resolve(culprit, ttl, renewEvery, defaults, backend);
     }
 
@@ -324,12 +324,12 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
             // leaving a grant in the store that nobody holds.
             throw new InterruptedException("the thread was interrupted before the grant request was sent");
         }
-        LeaseBackend backend = resolved.backend();
+        LeaseBackend<?> backend = resolved.backend();
         LossRelay relay = new LossRelay();
         GrantRequest request = new GrantRequest(resolved.name(), resolved.timing().ttl(), relay,
                 UUID.randomUUID().toString(), System.nanoTime() + Math.max(leftNanos, MIN_REQUEST_TIME.toNanos()));
         long requestedAt = validityClock.getAsLong();
-        Optional<Grant> grant;
+        Optional<? extends BackendGrant<?>> grant;
         try {
             grant = tryAcquire(backend, request);
         }
@@ -346,8 +346,8 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         if (grant.isEmpty()) {
             return Optional.empty();
         }
-        HeldLease lease = new HeldLease(resolved.name(), resolved.kind(), backend, grant.get(), resolved.timing(),
-                requestedAt, executors, validityClock, live::remove);
+        HeldLease lease = new HeldLease(resolved.name(), resolved.kind(), grant.get(), resolved.timing(), requestedAt,
+                executors, validityClock, live::remove);
         boolean registered;
         synchronized (live) {
             registered = !closing && live.add(lease);
@@ -393,12 +393,13 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
      * helper thread, never interrupted: the caller stops waiting at the deadline and the request is settled when the
      * call returns (a late grant released, a late failure abandoned), so that nothing it did blocks the name.
      */
-    private Optional<Grant> tryAcquire(LeaseBackend backend, GrantRequest request) throws Exception {
+    private <G extends Grant> Optional<BackendGrant<G>> tryAcquire(LeaseBackend<G> backend, GrantRequest request)
+            throws Exception {
         if (backend.boundsCallsByDeadline()) {
-            return backend.tryAcquire(request);
+            return backend.tryAcquire(request).map(grant -> new BackendGrant<>(backend, grant));
         }
         long sentAt = System.nanoTime();
-        CompletableFuture<Optional<Grant>> call = new CompletableFuture<>();
+        CompletableFuture<Optional<G>> call = new CompletableFuture<>();
         try {
             executors.calls().execute(() -> {
                 try {
@@ -413,7 +414,8 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
             throw resolvedShuttingDown(request, backend);
         }
         try {
-            return call.get(Math.max(0, request.deadline() - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return call.get(Math.max(0, request.deadline() - System.nanoTime()), TimeUnit.NANOSECONDS)
+                    .map(grant -> new BackendGrant<>(backend, grant));
         }
         catch (ExecutionException ex) {
             Throwable cause = ex.getCause();
@@ -433,18 +435,19 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         }
     }
 
-    private LeaseUnavailableException resolvedShuttingDown(GrantRequest request, LeaseBackend backend) {
+    private LeaseUnavailableException resolvedShuttingDown(GrantRequest request, LeaseBackend<?> backend) {
         return new LeaseUnavailableException(request.name(), backend.id(),
                 "the application is shutting down (the lease engine is closed), so no new lease is granted");
     }
 
     /** A grant or a failure that came after the caller stopped waiting must not leave the name blocked. */
-    private void settleLate(LeaseBackend backend, GrantRequest request, Optional<Grant> late, Throwable error) {
+    private <G extends Grant> void settleLate(LeaseBackend<G> backend, GrantRequest request, Optional<G> late,
+            Throwable error) {
         if (error != null) {
             abandon(backend, request);
         }
         else if (late.isPresent()) {
-            Grant grant = late.get();
+            G grant = late.get();
             executors.runInBackground(backend.id(), () -> {
                 try {
                     backend.release(grant);
@@ -463,7 +466,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
      * wait hangs on a dead connection must not keep the caller past its deadline.
      */
     private void awaitRelease(Resolved resolved, long pause) throws InterruptedException {
-        LeaseBackend backend = resolved.backend();
+        LeaseBackend<?> backend = resolved.backend();
         if (backend.boundsCallsByDeadline()) {
             backend.awaitRelease(resolved.name(), Duration.ofNanos(pause));
             return;
@@ -504,7 +507,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     }
 
     /** The request may have reached the store before it failed: whatever grant it made must not block the name. */
-    private void abandon(LeaseBackend backend, GrantRequest request) {
+    private void abandon(LeaseBackend<?> backend, GrantRequest request) {
         Runnable cleanUp = () -> {
             try {
                 backend.abandon(request);
@@ -521,7 +524,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     private Resolved resolve(LeaseSpec spec) {
         String name = LeaseNames.validate(spec.name());
         String culprit = "lease '" + name + "'";
-        LeaseBackend backend = backendFor(culprit, spec.kind());
+        LeaseBackend<?> backend = backendFor(culprit, spec.kind());
         backend.validateName(name);
         Timing timing = Timing.resolve(culprit, spec.ttl().orElse(null), spec.renewEvery().orElse(null), defaults,
                 backend);
@@ -531,7 +534,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         return new Resolved(name, spec.kind(), backend, timing, spec.waitFor(), spec.fence().orElse(null));
     }
 
-    private LeaseBackend backendFor(String culprit, LeaseKind kind) {
+    private LeaseBackend<?> backendFor(String culprit, LeaseKind kind) {
         try {
             return router.backendFor(kind);
         }
@@ -540,7 +543,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         }
     }
 
-    private record Resolved(String name, LeaseKind kind, LeaseBackend backend, Timing timing, Duration waitFor,
+    private record Resolved(String name, LeaseKind kind, LeaseBackend<?> backend, Timing timing, Duration waitFor,
             String fence) {
 
         LeaseUnavailableException unavailable(Exception cause) {

@@ -16,7 +16,7 @@ import dev.lease.spi.LeaseBackend;
 record Timing(Duration ttl, Duration renewEvery) {
 
     static Timing resolve(String culpritName, Duration ttl, Duration renewEvery, LeaseDefaults defaults,
-            LeaseBackend backend) {
+            LeaseBackend<?> backend) {
         Duration t = ttl != null ? ttl : defaults.ttl();
         Duration r = renewEvery != null ? renewEvery
                 : defaults.renewEvery() != null ? defaults.renewEvery() : t.dividedBy(3);

@@ -31,7 +31,7 @@ import dev.lease.spi.LossListener;
  * If either fails (a clock set back by hand or by a large NTP step), a fenced resource refuses the new tokens with
  * {@link dev.lease.fence.StaleTokenException} until the clock has caught up; it never accepts a stale write.
  */
-public final class InMemoryLeaseBackend implements LeaseBackend {
+public final class InMemoryLeaseBackend implements LeaseBackend<InMemoryLeaseBackend.MemoryGrant> {
 
     /** The id used in {@code lease.backend}. */
     public static final String ID = "in-memory";
@@ -71,7 +71,7 @@ public final class InMemoryLeaseBackend implements LeaseBackend {
     }
 
     @Override
-    public Optional<Grant> tryAcquire(GrantRequest request) {
+    public Optional<MemoryGrant> tryAcquire(GrantRequest request) {
         Slot slot = slots.computeIfAbsent(request.name(), n -> new Slot());
         synchronized (slot) {
             long now = System.nanoTime();
@@ -88,8 +88,7 @@ public final class InMemoryLeaseBackend implements LeaseBackend {
     }
 
     @Override
-    public boolean renew(Grant grant) {
-        MemoryGrant g = (MemoryGrant) grant;
+    public boolean renew(MemoryGrant g) {
         Slot slot = slots.get(g.name());
         synchronized (slot) {
             long now = System.nanoTime();
@@ -102,8 +101,7 @@ public final class InMemoryLeaseBackend implements LeaseBackend {
     }
 
     @Override
-    public void release(Grant grant) {
-        MemoryGrant g = (MemoryGrant) grant;
+    public void release(MemoryGrant g) {
         Slot slot = slots.get(g.name());
         synchronized (slot) {
             if (g.owner().equals(slot.owner) && g.value() == slot.token) {
@@ -185,7 +183,7 @@ public final class InMemoryLeaseBackend implements LeaseBackend {
         }
     }
 
-    private record MemoryGrant(String name, long value, String owner) implements Grant {
+    record MemoryGrant(String name, long value, String owner) implements Grant {
 
         @Override
         public OptionalLong token() {

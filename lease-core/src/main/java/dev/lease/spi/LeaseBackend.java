@@ -1,7 +1,10 @@
 package dev.lease.spi;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * A store that grants leases. Implementations must be thread-safe; every method may block on I/O and may be
@@ -16,8 +19,11 @@ import java.util.Optional;
  *   <li>{@link #renew} and {@link #release} act only if the grant is still the current one: an expired holder
  *       never renews or releases its successor's grant.</li>
  * </ul>
+ *
+ * @param <G> the backend's own grant type (usually a record carrying the owner id or version it renews and releases
+ *        with): the engine hands back exactly what {@link #tryAcquire} returned, so no backend needs a downcast
  */
-public interface LeaseBackend {
+public interface LeaseBackend<G extends Grant> {
 
     /**
      * Short identifier used in configuration ({@code lease.backend}) and logs.
@@ -52,7 +58,7 @@ public interface LeaseBackend {
      * @throws Exception when the store could not be asked or did not answer; the engine retries while the caller
      *         may still wait, and calls {@link #abandon} for this request
      */
-    Optional<Grant> tryAcquire(GrantRequest request) throws Exception;
+    Optional<G> tryAcquire(GrantRequest request) throws Exception;
 
     /**
      * Extends the grant by its ttl, counted on the store's clock from now, if it is still the current grant.
@@ -61,7 +67,35 @@ public interface LeaseBackend {
      * @return false when the grant is no longer ours (expired, taken over, deleted)
      * @throws Exception when the store could not be asked or did not answer; like false, the lease is then lost
      */
-    boolean renew(Grant grant) throws Exception;
+    boolean renew(G grant) throws Exception;
+
+    /**
+     * Renews many grants at once and says which of them are no longer held, for a backend that can confirm them in
+     * one round trip (one statement, one script call, one session heartbeat). The default renews them one by one, a
+     * grant whose renewal throws counting as lost.
+     *
+     * @param grants grants this backend returned from {@link #tryAcquire}
+     * @return those of {@code grants} that are no longer ours; empty when all were renewed
+     * @throws InterruptedException when the renewing thread is interrupted
+     * @throws Exception when the store could not be asked at all: every grant of the batch is then lost
+     */
+    default Set<G> renewAll(Collection<G> grants) throws Exception {
+        Set<G> lost = new HashSet<>();
+        for (G grant : grants) {
+            try {
+                if (!renew(grant)) {
+                    lost.add(grant);
+                }
+            }
+            catch (InterruptedException ex) {
+                throw ex;
+            }
+            catch (Exception ex) {
+                lost.add(grant);
+            }
+        }
+        return lost;
+    }
 
     /**
      * Ends the grant if it is still the current one; does nothing otherwise.
@@ -69,7 +103,7 @@ public interface LeaseBackend {
      * @param grant a grant this backend returned from {@link #tryAcquire}
      * @throws Exception when the store could not be asked; the grant then expires on its own
      */
-    void release(Grant grant) throws Exception;
+    void release(G grant) throws Exception;
 
     /**
      * Removes the grant that {@code request} may have created, after {@link #tryAcquire} threw (an error, a timeout,

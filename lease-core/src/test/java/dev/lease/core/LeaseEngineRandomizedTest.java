@@ -93,7 +93,7 @@ class LeaseEngineRandomizedTest {
         Schedule(long seed) {
             this.random = new Random(seed);
             this.store = new SimulatedStore(new Random(random.nextLong()));
-            Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+            Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
             routes.put(LeaseKind.CORRECTNESS, store);
             this.engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(),
                     () -> System.nanoTime() + clockAhead.get());

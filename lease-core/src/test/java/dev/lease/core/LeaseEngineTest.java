@@ -46,12 +46,12 @@ class LeaseEngineTest {
         engine.close();
     }
 
-    static LeaseEngine engineOver(LeaseBackend backend) {
+    static LeaseEngine engineOver(LeaseBackend<?> backend) {
         return engineOver(backend, null);
     }
 
-    static LeaseEngine engineOver(LeaseBackend backend, GrantFence grantFence) {
-        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+    static LeaseEngine engineOver(LeaseBackend<?> backend, GrantFence grantFence) {
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.CORRECTNESS, backend);
         routes.put(LeaseKind.EFFICIENCY, backend);
         return new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(), grantFence);
@@ -168,7 +168,7 @@ class LeaseEngineTest {
         ScriptedBackend hanging = new ScriptedBackend("hanging");
         hanging.renewal.set(ScriptedBackend.Renewal.HANG);
         ScriptedBackend healthy = new ScriptedBackend("healthy");
-        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.EFFICIENCY, hanging);
         routes.put(LeaseKind.CORRECTNESS, healthy);
         Duration ttl = Duration.ofMillis(900);
@@ -205,7 +205,7 @@ class LeaseEngineTest {
     @Test
     void validityFollowsTheMonotonicClockOnly() {
         AtomicLong monotonic = new AtomicLong(1_000);
-        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.CORRECTNESS, scripted);
         try (LeaseEngine manual = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(), monotonic::get);
                 Lease lease = manual.acquire(spec("manual").withTtl(Duration.ofMinutes(5)))) {
@@ -455,7 +455,7 @@ class LeaseEngineTest {
         // answered late, at minute 5 and a second, it would extend the lease to minute 7.
         scripted.duringAcquire = () -> monotonic.addAndGet(Duration.ofMinutes(2).toNanos());
         scripted.renewal.set(ScriptedBackend.Renewal.HANG);
-        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.CORRECTNESS, scripted);
         try (LeaseEngine manual = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(), monotonic::get);
                 Lease lease = manual.acquire(spec("monotone").withTtl(ttl).withRenewEvery(Duration.ofSeconds(90)))) {

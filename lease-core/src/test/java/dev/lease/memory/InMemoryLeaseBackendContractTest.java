@@ -3,12 +3,12 @@ package dev.lease.memory;
 import dev.lease.contract.LeaseBackendContractTest;
 import dev.lease.spi.LeaseBackend;
 
-class InMemoryLeaseBackendContractTest extends LeaseBackendContractTest {
+class InMemoryLeaseBackendContractTest extends LeaseBackendContractTest<InMemoryLeaseBackend.MemoryGrant> {
 
     private final InMemoryLeaseBackend backend = new InMemoryLeaseBackend();
 
     @Override
-    protected LeaseBackend backend() {
+    protected LeaseBackend<InMemoryLeaseBackend.MemoryGrant> backend() {
         return backend;
     }
 

@@ -69,7 +69,7 @@ class InMemoryLeaseBackendTokenTest {
     private static List<Long> grantAndRelease(InMemoryLeaseBackend backend, String name, int grants) {
         List<Long> tokens = new ArrayList<>();
         for (int i = 0; i < grants; i++) {
-            Grant grant = backend.tryAcquire(new GrantRequest(name, Duration.ofMinutes(1), reason -> { })).orElseThrow();
+            var grant = backend.tryAcquire(new GrantRequest(name, Duration.ofMinutes(1), reason -> { })).orElseThrow();
             tokens.add(grant.token().orElseThrow());
             backend.release(grant);
         }

@@ -47,8 +47,8 @@ class MutantEnginesTest {
         }
     }
 
-    private static BackendRouter router(LeaseBackend backend) {
-        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+    private static BackendRouter router(LeaseBackend<?> backend) {
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.CORRECTNESS, backend);
         return BackendRouter.of(routes);
     }

@@ -30,7 +30,7 @@ final class FrozenHolderWorkload {
     private FrozenHolderWorkload() {
     }
 
-    static History run(LeaseBackend backend, String name, Ledger ledger, Config config) throws Exception {
+    static History run(LeaseBackend<?> backend, String name, Ledger ledger, Config config) throws Exception {
         History history = History.withoutEngine();
         ExecutorService pool = Executors.newFixedThreadPool(config.workers());
         try {
@@ -55,10 +55,10 @@ final class FrozenHolderWorkload {
         return history;
     }
 
-    private static void cycle(LeaseBackend backend, String name, Ledger ledger, Config config, History history,
-            int worker, Random random) throws Exception {
+    private static <G extends Grant> void cycle(LeaseBackend<G> backend, String name, Ledger ledger, Config config,
+            History history, int worker, Random random) throws Exception {
         Op acquire = history.invoke(worker, Kind.ACQUIRE);
-        Optional<Grant> grant = Optional.empty();
+        Optional<G> grant = Optional.empty();
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (grant.isEmpty() && System.nanoTime() < deadline) {
             grant = backend.tryAcquire(new GrantRequest(name, config.ttl(), reason -> { }));

@@ -50,7 +50,7 @@ public final class HolderMain {
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
                 StandardCharsets.UTF_8);
         CuratorFramework curator = null;
-        LeaseBackend backend;
+        LeaseBackend<?> backend;
         if (conf.get("backend").equals("zookeeper")) {
             Duration session = Duration.ofMillis(Long.parseLong(conf.get("session-ms")));
             curator = CuratorFrameworkFactory.builder().connectString(conf.get("connect"))

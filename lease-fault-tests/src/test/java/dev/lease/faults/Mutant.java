@@ -103,9 +103,9 @@ enum Mutant {
      *
      * @param grantFence the fence advanced at grant for leases that name one, or null
      */
-    static LeaseEngine engine(LeaseBackend backend, LeaseKind kind, GrantFence grantFence) {
-        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
-        routes.put(kind, active == REPEATED_TOKEN ? new RepeatingTokenBackend(backend, SEED) : backend);
+    static LeaseEngine engine(LeaseBackend<?> backend, LeaseKind kind, GrantFence grantFence) {
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
+        routes.put(kind, active == REPEATED_TOKEN ? new RepeatingTokenBackend<>(backend, SEED) : backend);
         BackendRouter router = BackendRouter.of(routes);
         return active == NO_LOCAL_DEADLINE
                 ? MutantEngines.withoutLocalDeadline(router, LeaseDefaults.standard(), grantFence)

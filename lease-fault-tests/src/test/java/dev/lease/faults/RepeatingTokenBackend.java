@@ -17,40 +17,35 @@ import dev.lease.spi.LeaseBackend;
  * store whose counter did not move. Renewal and release still use the real grant, so the lease itself behaves; only
  * the token the holder fences with is wrong.
  */
-final class RepeatingTokenBackend implements LeaseBackend {
+final class RepeatingTokenBackend<G extends Grant> implements LeaseBackend<RepeatingTokenBackend.Issued<G>> {
 
     static final int ONE_IN = 4;
 
     /** The last real token granted per name in this JVM, across every holder of the JVM. */
     private static final Map<String, Long> LAST = new ConcurrentHashMap<>();
 
-    private final LeaseBackend delegate;
+    private final LeaseBackend<G> delegate;
     private final Random random;
 
-    RepeatingTokenBackend(LeaseBackend delegate, long seed) {
+    RepeatingTokenBackend(LeaseBackend<G> delegate, long seed) {
         this.delegate = delegate;
         this.random = new Random(seed);
     }
 
-    /** A grant that claims another token than the store's. */
-    private record Repeated(Grant real, long repeated) implements Grant {
+    /** The store's grant, with the token this backend claims for it: the store's own, or now and then an older one. */
+    record Issued<G extends Grant>(G real, OptionalLong token) implements Grant {
 
         @Override
         public String name() {
             return real.name();
         }
-
-        @Override
-        public OptionalLong token() {
-            return OptionalLong.of(repeated);
-        }
     }
 
     @Override
-    public Optional<Grant> tryAcquire(GrantRequest request) throws Exception {
-        Optional<Grant> grant = delegate.tryAcquire(request);
+    public Optional<Issued<G>> tryAcquire(GrantRequest request) throws Exception {
+        Optional<G> grant = delegate.tryAcquire(request);
         if (grant.isEmpty() || grant.get().token().isEmpty()) {
-            return grant;
+            return grant.map(g -> new Issued<>(g, g.token()));
         }
         long real = grant.get().token().getAsLong();
         Long previous = LAST.put(request.name(), real);
@@ -58,21 +53,18 @@ final class RepeatingTokenBackend implements LeaseBackend {
         synchronized (random) {
             repeat = random.nextInt(ONE_IN) == 0;
         }
-        return previous != null && previous < real && repeat ? Optional.of(new Repeated(grant.get(), previous)) : grant;
+        long claimed = previous != null && previous < real && repeat ? previous : real;
+        return Optional.of(new Issued<>(grant.get(), OptionalLong.of(claimed)));
     }
 
     @Override
-    public boolean renew(Grant grant) throws Exception {
-        return delegate.renew(real(grant));
+    public boolean renew(Issued<G> grant) throws Exception {
+        return delegate.renew(grant.real());
     }
 
     @Override
-    public void release(Grant grant) throws Exception {
-        delegate.release(real(grant));
-    }
-
-    private static Grant real(Grant grant) {
-        return grant instanceof Repeated repeated ? repeated.real() : grant;
+    public void release(Issued<G> grant) throws Exception {
+        delegate.release(grant.real());
     }
 
     @Override

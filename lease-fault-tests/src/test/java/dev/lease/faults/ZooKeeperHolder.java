@@ -39,11 +39,11 @@ record ZooKeeperHolder(CuratorFramework client, ZooKeeperLeaseBackend backend, L
         return new ZooKeeperHolder(client, backend, engine(backend, LeaseKind.CORRECTNESS, grantFence));
     }
 
-    static LeaseEngine engine(LeaseBackend backend, LeaseKind kind) {
+    static LeaseEngine engine(LeaseBackend<?> backend, LeaseKind kind) {
         return engine(backend, kind, null);
     }
 
-    static LeaseEngine engine(LeaseBackend backend, LeaseKind kind, GrantFence grantFence) {
+    static LeaseEngine engine(LeaseBackend<?> backend, LeaseKind kind, GrantFence grantFence) {
         return Mutant.engine(backend, kind, grantFence);
     }
 

@@ -42,7 +42,7 @@ import dev.lease.spi.LeaseBackend;
  * stalls (a process pause, a network that stops answering) right after the database executed its statement could
  * otherwise keep the lease row locked until the server drops its connection, and nobody could take over.
  */
-public final class JdbcLeaseBackend implements LeaseBackend {
+public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.JdbcGrant> {
 
     /** The id used in {@code lease.backend}. */
     public static final String ID = "jdbc";
@@ -95,7 +95,7 @@ public final class JdbcLeaseBackend implements LeaseBackend {
     }
 
     @Override
-    public Optional<Grant> tryAcquire(GrantRequest request) {
+    public Optional<JdbcGrant> tryAcquire(GrantRequest request) {
         Statements sql = statements();
         String name = request.name();
         long ttlMillis = millis(request.ttl());
@@ -123,8 +123,7 @@ public final class JdbcLeaseBackend implements LeaseBackend {
     }
 
     @Override
-    public boolean renew(Grant grant) {
-        JdbcGrant g = (JdbcGrant) grant;
+    public boolean renew(JdbcGrant g) {
         Statements sql = statements();
         return autocommit("renew", g.ttlMillis(),
                 call -> call.update(sql.renew, g.ttlMillis(), g.name(), g.owner(), g.value()) == 1
@@ -135,8 +134,7 @@ public final class JdbcLeaseBackend implements LeaseBackend {
     }
 
     @Override
-    public void release(Grant grant) {
-        JdbcGrant g = (JdbcGrant) grant;
+    public void release(JdbcGrant g) {
         Statements sql = statements();
         autocommit("release", g.ttlMillis(), call -> call.update(sql.release, g.name(), g.owner(), g.value()));
     }
@@ -336,7 +334,7 @@ public final class JdbcLeaseBackend implements LeaseBackend {
         }
     }
 
-    private record JdbcGrant(String name, long value, String owner, long ttlMillis) implements Grant {
+    record JdbcGrant(String name, long value, String owner, long ttlMillis) implements Grant {
 
         @Override
         public OptionalLong token() {

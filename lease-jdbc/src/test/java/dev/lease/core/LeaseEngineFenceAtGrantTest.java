@@ -38,33 +38,7 @@ class LeaseEngineFenceAtGrantTest {
     private final InMemoryLeaseBackend backend = new InMemoryLeaseBackend();
     private final AtomicReference<Thread> releasedOn = new AtomicReference<>();
     /** The in-memory store, telling which thread released: a release left to the background may come after a retry. */
-    private final LeaseBackend store = new LeaseBackend() {
-        @Override
-        public String id() {
-            return backend.id();
-        }
-
-        @Override
-        public boolean issuesFencingTokens() {
-            return true;
-        }
-
-        @Override
-        public Optional<Grant> tryAcquire(GrantRequest request) {
-            return backend.tryAcquire(request);
-        }
-
-        @Override
-        public boolean renew(Grant grant) {
-            return backend.renew(grant);
-        }
-
-        @Override
-        public void release(Grant grant) {
-            releasedOn.set(Thread.currentThread());
-            backend.release(grant);
-        }
-    };
+    private final LeaseBackend<?> store = new ReleaseRecording<>(backend, releasedOn);
     private final List<String> events = new CopyOnWriteArrayList<>();
     private LeaseEngine engine;
 
@@ -169,5 +143,43 @@ class LeaseEngineFenceAtGrantTest {
                 .hasMessageContaining("no JdbcFence bean");
         assertThat(ran).isFalse();
         assertThat(backend.lastToken("invoice-42")).as("nothing granted").isEmpty();
+    }
+
+    /** Tells which thread released: a release left to the background may come after a retry. */
+    private static final class ReleaseRecording<G extends Grant> implements LeaseBackend<G> {
+
+        private final LeaseBackend<G> backend;
+        private final AtomicReference<Thread> releasedOn;
+
+        ReleaseRecording(LeaseBackend<G> backend, AtomicReference<Thread> releasedOn) {
+            this.backend = backend;
+            this.releasedOn = releasedOn;
+        }
+
+        @Override
+        public String id() {
+            return backend.id();
+        }
+
+        @Override
+        public boolean issuesFencingTokens() {
+            return true;
+        }
+
+        @Override
+        public Optional<G> tryAcquire(GrantRequest request) throws Exception {
+            return backend.tryAcquire(request);
+        }
+
+        @Override
+        public boolean renew(G grant) throws Exception {
+            return backend.renew(grant);
+        }
+
+        @Override
+        public void release(G grant) throws Exception {
+            releasedOn.set(Thread.currentThread());
+            backend.release(grant);
+        }
     }
 }

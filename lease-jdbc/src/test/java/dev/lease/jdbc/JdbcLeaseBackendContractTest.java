@@ -54,7 +54,7 @@ import dev.lease.testing.TcpProxy;
  * instances on separate DataSources, and bookkeeping that stays out of the caller's transaction. Subclasses say
  * which database.
  */
-abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest {
+abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<JdbcLeaseBackend.JdbcGrant> {
 
     /** The DataSource of the first application instance. */
     protected abstract DataSource dataSource();
@@ -70,7 +70,7 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest {
     private final List<LeaseEngine> extraEngines = new ArrayList<>();
 
     @Override
-    protected synchronized LeaseBackend backend() {
+    protected synchronized LeaseBackend<JdbcLeaseBackend.JdbcGrant> backend() {
         if (first == null) {
             first = new JdbcLeaseBackend(dataSource(), table());
         }
@@ -78,7 +78,7 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest {
     }
 
     @Override
-    protected synchronized LeaseBackend secondBackend() {
+    protected synchronized LeaseBackend<JdbcLeaseBackend.JdbcGrant> secondBackend() {
         if (second == null) {
             second = new JdbcLeaseBackend(secondDataSource(), table());
         }
@@ -100,14 +100,14 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest {
     @Test
     void aGrantWhoseRowExpiredOnTheDatabaseClockIsTakenOverAtOnce() throws Exception {
         String name = uniqueName();
-        Grant holder = grant(backend(), name, Duration.ofHours(1)).orElseThrow();
+        var holder = grant(backend(), name, Duration.ofHours(1)).orElseThrow();
         assertThat(grant(secondBackend(), name, seconds(30))).as("taken while an hour is left").isEmpty();
 
         // Only the database's clock moves the row into the past; the holder's JVM still believes in an hour.
         new JdbcTemplate(dataSource()).update("UPDATE " + table() + " SET expires_at = " + dialect().now
                 + " WHERE name = ?", name);
 
-        Grant successor = grant(secondBackend(), name, seconds(30)).orElseThrow();
+        var successor = grant(secondBackend(), name, seconds(30)).orElseThrow();
         assertThat(successor.token().getAsLong()).isGreaterThan(holder.token().getAsLong());
         assertThat(backend().renew(holder)).as("expired holder renews").isFalse();
         secondBackend().release(successor);
@@ -117,7 +117,7 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest {
     void aGrantTheDatabaseStillHoldsIsNotTakenWhateverTheJvmClockSays() throws Exception {
         String name = uniqueName();
         Duration ttl = shortTtl();
-        Grant holder = grant(backend(), name, ttl).orElseThrow();
+        var holder = grant(backend(), name, ttl).orElseThrow();
         // The database moves the expiry an hour ahead; if anyone judged expiry by grant time + ttl on a JVM clock,
         // the lease would be free again after one ttl.
         new JdbcTemplate(dataSource()).update("UPDATE " + table() + " SET expires_at = " + nowPlusMillisSql()
@@ -134,7 +134,7 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest {
         Set<String> boundTypes = ConcurrentHashMap.newKeySet();
         JdbcLeaseBackend recorded = new JdbcLeaseBackend(recording(dataSource(), boundTypes), table());
         String name = uniqueName();
-        Grant grant = grant(recorded, name, seconds(30)).orElseThrow();
+        var grant = grant(recorded, name, seconds(30)).orElseThrow();
         assertThat(recorded.renew(grant)).isTrue();
         recorded.release(grant);
         assertThat(grant(recorded, name, seconds(30))).isPresent();
@@ -148,9 +148,9 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest {
         String name = uniqueName();
         JdbcTemplate outside = new JdbcTemplate(secondDataSource());
         TransactionTemplate business = new TransactionTemplate(new DataSourceTransactionManager(dataSource()));
-        Grant grant = business.execute(status -> {
+        var grant = business.execute(status -> {
             try {
-                Grant g = grant(backend(), name, seconds(30)).orElseThrow();
+                var g = grant(backend(), name, seconds(30)).orElseThrow();
                 // Visible to another connection before the business transaction ends: it was committed on its own.
                 assertThat(outside.queryForObject("SELECT owner FROM " + table() + " WHERE name = ?", String.class,
                         name)).isNotNull();
@@ -197,7 +197,7 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest {
                 // From now on the database executes the holder's next renewal but its answer never comes back.
                 proxy.delayReplyAfter("UPDATE".getBytes(StandardCharsets.US_ASCII), Duration.ofHours(1));
 
-                Grant successor = await("another instance granted the lease of a holder stalled mid-renewal")
+                var successor = await("another instance granted the lease of a holder stalled mid-renewal")
                         .atMost(ttl.multipliedBy(3).plus(seconds(10))).pollInterval(Duration.ofMillis(100))
                         .ignoreExceptions()
                         .until(() -> grant(secondBackend(), name, seconds(30)), Optional::isPresent).orElseThrow();
@@ -237,7 +237,7 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest {
     @Test
     void abandoningARequestThatGotNoGrantLeavesTheHoldersRowAlone() throws Exception {
         String name = uniqueName();
-        Grant holder = grant(secondBackend(), name, Duration.ofHours(1)).orElseThrow();
+        var holder = grant(secondBackend(), name, Duration.ofHours(1)).orElseThrow();
         GrantRequest refused = new GrantRequest(name, seconds(30), reason -> { });
         assertThat(backend().tryAcquire(refused)).isEmpty();
 
@@ -253,11 +253,11 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest {
     void namesThatDifferOnlyInCaseAreTwoLeasesWithTokensOfTheirOwn() throws Exception {
         String upper = uniqueName() + "-CaseJob";
         String lower = uniqueName() + "-casejob";
-        Grant firstOfUpper = grant(backend(), upper, seconds(30)).orElseThrow();
+        var firstOfUpper = grant(backend(), upper, seconds(30)).orElseThrow();
         backend().release(firstOfUpper);
-        Grant upperHeld = grant(backend(), upper, seconds(30)).orElseThrow();
+        var upperHeld = grant(backend(), upper, seconds(30)).orElseThrow();
 
-        Grant lowerHeld = grant(secondBackend(), lower, seconds(30))
+        var lowerHeld = grant(secondBackend(), lower, seconds(30))
                 .orElseThrow(() -> new AssertionError("'" + lower + "' is busy while '" + upper + "' is held"));
         assertThat(lowerHeld.token()).as("first token of '%s'", lower).isEqualTo(firstOfUpper.token());
         assertThat(upperHeld.token().getAsLong()).isGreaterThan(firstOfUpper.token().getAsLong());
@@ -283,8 +283,8 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest {
         return dialect().nowPlusMillis;
     }
 
-    private LeaseEngine engineOver(LeaseBackend backend) {
-        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+    private LeaseEngine engineOver(LeaseBackend<?> backend) {
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.CORRECTNESS, backend);
         routes.put(LeaseKind.EFFICIENCY, backend);
         LeaseEngine engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());

@@ -91,11 +91,11 @@ class MariaDbJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest {
         JdbcLeaseBackend west = new JdbcLeaseBackend(inZone("-12:00", ""));
         JdbcLeaseBackend east = new JdbcLeaseBackend(inZone("+13:00", ""));
         String name = uniqueName();
-        Grant held = grant(west, name, seconds(30)).orElseThrow();
+        var held = grant(west, name, seconds(30)).orElseThrow();
         assertThat(grant(east, name, seconds(30))).as("taken from another time zone").isEmpty();
         assertThat(west.renew(held)).isTrue();
         west.release(held);
-        Grant next = grant(east, name, seconds(30)).orElseThrow();
+        var next = grant(east, name, seconds(30)).orElseThrow();
         assertThat(next.token().getAsLong()).isGreaterThan(held.token().getAsLong());
         east.release(next);
     }
@@ -122,7 +122,7 @@ class MariaDbJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest {
         Instant expiresAt = renewedAt.plus(ttl);
         String name = uniqueName() + "-" + grantedAt.getEpochSecond() + holderZone;
 
-        Grant held = grant(at(grantedAt, holderZone), name, ttl).orElseThrow();
+        var held = grant(at(grantedAt, holderZone), name, ttl).orElseThrow();
         assertThat(grant(at(grantedAt.plusSeconds(1), otherZone), name, ttl)).as("taken right after the grant").isEmpty();
         assertThat(at(renewedAt, holderZone).renew(held)).as("renewed halfway").isTrue();
 
@@ -131,7 +131,7 @@ class MariaDbJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest {
         assertThat(grant(at(justBefore, holderZone), name, ttl)).as("taken from %s before expiry", holderZone)
                 .isEmpty();
 
-        Grant next = grant(at(expiresAt, otherZone), name, ttl).orElseThrow(
+        var next = grant(at(expiresAt, otherZone), name, ttl).orElseThrow(
                 () -> new AssertionError("not expired for " + otherZone + " at " + expiresAt));
         assertThat(next.token().getAsLong()).isGreaterThan(held.token().getAsLong());
         assertThat(at(expiresAt, holderZone).renew(held)).as("expired holder renews").isFalse();
@@ -147,7 +147,7 @@ class MariaDbJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest {
         JdbcLeaseBackend backend = new JdbcLeaseBackend(mariadb.dataSource("useAffectedRows=true",
                 "sessionVariables=timestamp=" + micros(frozen)));
         String name = uniqueName();
-        Grant held = grant(backend, name, seconds(30)).orElseThrow();
+        var held = grant(backend, name, seconds(30)).orElseThrow();
         assertThat(backend.renew(held)).as("renewed at the grant's instant").isTrue();
         assertThat(backend.renew(held)).as("renewed again").isTrue();
         backend.release(held);

@@ -103,11 +103,11 @@ class PostgresJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest 
         JdbcLeaseBackend west = new JdbcLeaseBackend(western);
         JdbcLeaseBackend east = new JdbcLeaseBackend(eastern);
         String name = uniqueName();
-        Grant held = grant(west, name, seconds(30)).orElseThrow();
+        var held = grant(west, name, seconds(30)).orElseThrow();
         assertThat(grant(east, name, seconds(30))).as("taken from another time zone").isEmpty();
         assertThat(west.renew(held)).isTrue();
         west.release(held);
-        Grant next = grant(east, name, seconds(30)).orElseThrow();
+        var next = grant(east, name, seconds(30)).orElseThrow();
         assertThat(next.token().getAsLong()).isGreaterThan(held.token().getAsLong());
         east.release(next);
     }
@@ -164,7 +164,7 @@ class PostgresJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest 
      */
     @Test
     void aWaiterCutOffByAFrozenNetworkGivesUpAtItsWaitForNamingTheUnreachableStore() throws Exception {
-        Map<LeaseKind, LeaseBackend> direct = new EnumMap<>(LeaseKind.class);
+        Map<LeaseKind, LeaseBackend<?>> direct = new EnumMap<>(LeaseKind.class);
         direct.put(LeaseKind.CORRECTNESS, new JdbcLeaseBackend(postgres.getPostgresDatabase()));
         direct.put(LeaseKind.EFFICIENCY, direct.get(LeaseKind.CORRECTNESS));
         ExecutorService pool = Executors.newSingleThreadExecutor();
@@ -172,7 +172,7 @@ class PostgresJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest 
                 LeaseEngine holders = new LeaseEngine(BackendRouter.of(direct), LeaseDefaults.standard())) {
             SingleConnectionDataSource viaProxy = new SingleConnectionDataSource(
                     "jdbc:postgresql://" + proxy.address() + "/postgres", "postgres", "", true);
-            Map<LeaseKind, LeaseBackend> cutOff = new EnumMap<>(LeaseKind.class);
+            Map<LeaseKind, LeaseBackend<?>> cutOff = new EnumMap<>(LeaseKind.class);
             cutOff.put(LeaseKind.CORRECTNESS, new JdbcLeaseBackend(viaProxy));
             cutOff.put(LeaseKind.EFFICIENCY, cutOff.get(LeaseKind.CORRECTNESS));
             try (LeaseEngine waiters = new LeaseEngine(BackendRouter.of(cutOff), LeaseDefaults.standard())) {
@@ -209,8 +209,8 @@ class PostgresJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest 
         }
     }
 
-    private void assertHolderLosesLeaseWhen(LeaseBackend holder, ThrowingAction fault) throws Exception {
-        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+    private void assertHolderLosesLeaseWhen(LeaseBackend<?> holder, ThrowingAction fault) throws Exception {
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.CORRECTNESS, holder);
         routes.put(LeaseKind.EFFICIENCY, holder);
         Duration ttl = shortTtl();

@@ -28,7 +28,7 @@ import dev.lease.spi.LeaseBackend;
  * <p>Renewals arriving within a few milliseconds of each other are sent as one script call; a release publishes
  * the lease name on {@code <prefix>released}, which wakes instances waiting for that lease.
  */
-public final class RedisLeaseBackend implements LeaseBackend, AutoCloseable {
+public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCloseable {
 
     /** The id used in {@code lease.backend}. */
     public static final String ID = "redis";
@@ -81,7 +81,7 @@ public final class RedisLeaseBackend implements LeaseBackend, AutoCloseable {
     }
 
     @Override
-    public Optional<Grant> tryAcquire(GrantRequest request) {
+    public Optional<RedisGrant> tryAcquire(GrantRequest request) {
         String name = LeaseNames.validate(request.name());
         // The request's attempt id is the owner, so that abandon can tell the key this very request may have set.
         RedisGrant grant = new RedisGrant(name, key(name), request.attempt(), ttlMillis(request.ttl()));
@@ -90,8 +90,7 @@ public final class RedisLeaseBackend implements LeaseBackend, AutoCloseable {
     }
 
     @Override
-    public boolean renew(Grant grant) throws InterruptedException {
-        RedisGrant g = (RedisGrant) grant;
+    public boolean renew(RedisGrant g) throws InterruptedException {
         if (isCluster()) {
             // Keys of different leases live in different hash slots; one script may not touch them together.
             return renewAll(List.of(g))[0];
@@ -100,8 +99,7 @@ public final class RedisLeaseBackend implements LeaseBackend, AutoCloseable {
     }
 
     @Override
-    public void release(Grant grant) {
-        RedisGrant g = (RedisGrant) grant;
+    public void release(RedisGrant g) {
         redis.execute(LeaseScripts.RELEASE, List.of(g.key()), g.owner(), releaseChannel, g.name());
     }
 

@@ -7,7 +7,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import dev.lease.contract.LeaseBackendContractTest;
 import dev.lease.spi.LeaseBackend;
 
-class RedisLeaseBackendContractTest extends LeaseBackendContractTest {
+class RedisLeaseBackendContractTest extends LeaseBackendContractTest<RedisGrant> {
 
     private static EmbeddedRedis redis;
     private static RedisLeaseBackend backend;
@@ -30,12 +30,12 @@ class RedisLeaseBackendContractTest extends LeaseBackendContractTest {
     }
 
     @Override
-    protected LeaseBackend backend() {
+    protected LeaseBackend<RedisGrant> backend() {
         return backend;
     }
 
     @Override
-    protected LeaseBackend secondBackend() {
+    protected LeaseBackend<RedisGrant> secondBackend() {
         return second;
     }
 

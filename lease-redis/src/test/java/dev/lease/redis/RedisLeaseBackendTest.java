@@ -202,7 +202,7 @@ class RedisLeaseBackendTest {
 
     @Test
     void aWaiterIsWokenByTheReleaseNotTheTimeout() throws Exception {
-        Grant held = backend.tryAcquire(new GrantRequest(name, Duration.ofMinutes(10), reason -> { })).orElseThrow();
+        var held = backend.tryAcquire(new GrantRequest(name, Duration.ofMinutes(10), reason -> { })).orElseThrow();
         // Open the waiting side's subscription first, so that the release below cannot be published before it.
         second.awaitRelease(name + "-warm-up", Duration.ofMillis(1));
         await().atMost(seconds(10)).until(() -> subscribers(second.releaseChannel()) >= 1);
@@ -243,7 +243,7 @@ class RedisLeaseBackendTest {
     @Test
     void concurrentRenewalsEachGetTheirOwnAnswer() throws Exception {
         int leases = 24;
-        List<Grant> grants = new ArrayList<>();
+        List<RedisGrant> grants = new ArrayList<>();
         for (int i = 0; i < leases; i++) {
             grants.add(backend.tryAcquire(new GrantRequest(name + "-" + i, seconds(30), reason -> { })).orElseThrow());
         }
@@ -254,7 +254,7 @@ class RedisLeaseBackendTest {
         long scriptsBefore = scriptCalls();
         CyclicBarrier start = new CyclicBarrier(leases);
         List<Future<Boolean>> answers = new ArrayList<>();
-        for (Grant grant : grants) {
+        for (RedisGrant grant : grants) {
             answers.add(pool.submit(() -> {
                 start.await();
                 return backend.renew(grant);
@@ -269,7 +269,7 @@ class RedisLeaseBackendTest {
             assertThat(admin.opsForValue().get(backend.key(name + "-" + i))).isEqualTo("intruder");
             assertThat(admin.getExpire(backend.key(name + "-" + i), TimeUnit.SECONDS)).isGreaterThan(60);
         }
-        for (Grant grant : grants) {
+        for (RedisGrant grant : grants) {
             backend.release(grant);
         }
     }
@@ -289,7 +289,7 @@ class RedisLeaseBackendTest {
 
     @Test
     void abandoningARequestThatGotNoGrantLeavesTheHoldersKeyAlone() throws Exception {
-        Grant holder = second.tryAcquire(new GrantRequest(name, Duration.ofMinutes(10), reason -> { })).orElseThrow();
+        var holder = second.tryAcquire(new GrantRequest(name, Duration.ofMinutes(10), reason -> { })).orElseThrow();
         GrantRequest refused = new GrantRequest(name, seconds(10), reason -> { });
         assertThat(backend.tryAcquire(refused)).isEmpty();
 

@@ -79,7 +79,7 @@ class RedisLeaseFaultTest {
                 LeaseEngine batching = new LeaseEngine(BackendRouter.select(List.of(viaProxy), "redis", null, null),
                         LeaseDefaults.standard())) {
             // Connect and load the scripts first: a slow first connection must not eat into the leases' validity.
-            Grant warmUp = viaProxy.tryAcquire(new GrantRequest("warm-up", ttl, reason -> { })).orElseThrow();
+            var warmUp = viaProxy.tryAcquire(new GrantRequest("warm-up", ttl, reason -> { })).orElseThrow();
             assertThat(viaProxy.renew(warmUp)).isTrue();
             viaProxy.release(warmUp);
 

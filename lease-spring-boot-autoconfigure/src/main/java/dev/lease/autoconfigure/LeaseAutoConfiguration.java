@@ -41,7 +41,7 @@ public class LeaseAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    BackendRouter leaseBackendRouter(ObjectProvider<LeaseBackend> backends, LeaseProperties properties,
+    BackendRouter leaseBackendRouter(ObjectProvider<LeaseBackend<?>> backends, LeaseProperties properties,
             ObjectProvider<RoutedBackendCheck> checks) {
         BackendRouter router = BackendRouter.select(backends.orderedStream().toList(), properties.getBackend(),
                 properties.getCorrectnessBackend(), properties.getEfficiencyBackend());

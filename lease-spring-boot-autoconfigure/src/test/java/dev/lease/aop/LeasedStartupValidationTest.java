@@ -252,7 +252,7 @@ class LeasedStartupValidationTest {
     @Configuration(proxyBeanMethods = false)
     static class UnfencedBackendConfig {
         @Bean
-        LeaseBackend unfenced() {
+        LeaseBackend<?> unfenced() {
             return new LeaseBackend() {
                 @Override
                 public String id() {

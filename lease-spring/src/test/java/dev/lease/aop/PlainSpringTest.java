@@ -41,12 +41,12 @@ class PlainSpringTest {
     static class LeaseConfig {
 
         @Bean
-        LeaseBackend leaseBackend() {
+        LeaseBackend<?> leaseBackend() {
             return new InMemoryLeaseBackend(); // or new ZooKeeperLeaseBackend(curator, "/leases", sessionTimeout), ...
         }
 
         @Bean(destroyMethod = "close")
-        LeaseEngine leaseEngine(LeaseBackend backend) {
+        LeaseEngine leaseEngine(LeaseBackend<?> backend) {
             return new LeaseEngine(BackendRouter.of(Map.of(LeaseKind.CORRECTNESS, backend, LeaseKind.EFFICIENCY, backend)),
                     LeaseDefaults.standard());
         }

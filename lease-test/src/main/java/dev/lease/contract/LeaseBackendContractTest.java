@@ -44,17 +44,19 @@ import dev.lease.testing.BlockingWork;
 /**
  * What every backend must do, run against a real server. A backend test extends this class and says how to
  * reach its backend, how a second process would, and how to take a lease away behind its holder's back.
+ *
+ * @param <G> the backend's grant type
  */
-public abstract class LeaseBackendContractTest {
+public abstract class LeaseBackendContractTest<G extends Grant> {
 
     /** The backend under test, as one application instance sees it. */
-    protected abstract LeaseBackend backend();
+    protected abstract LeaseBackend<G> backend();
 
     /**
      * The same store as seen by another application instance (its own client and connection). Defaults to
      * {@link #backend()} for stores that only live in one process.
      */
-    protected LeaseBackend secondBackend() {
+    protected LeaseBackend<G> secondBackend() {
         return backend();
     }
 
@@ -65,7 +67,7 @@ public abstract class LeaseBackendContractTest {
      * Makes {@code grant} expire on the store, as if its holder paused past its ttl. The default does nothing:
      * the grant's ttl runs out by itself. Backends whose expiry is not per grant (a ZooKeeper session) override it.
      */
-    protected void letExpire(Grant grant) throws Exception {
+    protected void letExpire(G grant) throws Exception {
     }
 
     /** A ttl short enough to expire within a test and long enough to survive a slow machine's renewals. */
@@ -78,7 +80,7 @@ public abstract class LeaseBackendContractTest {
 
     @BeforeEach
     void startEngine(TestInfo info) {
-        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.EFFICIENCY, backend());
         if (backend().issuesFencingTokens()) {
             routes.put(LeaseKind.CORRECTNESS, backend());
@@ -163,7 +165,7 @@ public abstract class LeaseBackendContractTest {
         String name = uniqueName();
         List<Long> tokens = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            LeaseBackend side = i % 2 == 0 ? backend() : secondBackend();
+            LeaseBackend<G> side = i % 2 == 0 ? backend() : secondBackend();
             try (Lease lease = engineFor(side).acquire(LeaseSpec.of(name, LeaseKind.CORRECTNESS))) {
                 tokens.add(lease.token().value());
             }
@@ -174,7 +176,7 @@ public abstract class LeaseBackendContractTest {
     @Test
     void onlyOneGrantAtATimeAcrossInstances() throws Exception {
         String name = uniqueName();
-        Grant first = grant(backend(), name, seconds(30)).orElseThrow();
+        G first = grant(backend(), name, seconds(30)).orElseThrow();
         try {
             assertThat(grant(secondBackend(), name, seconds(30))).as("second instance while held").isEmpty();
             assertThat(grant(backend(), name, seconds(30))).as("same instance while held").isEmpty();
@@ -182,16 +184,36 @@ public abstract class LeaseBackendContractTest {
         finally {
             backend().release(first);
         }
-        Grant second = grant(secondBackend(), name, seconds(30)).orElseThrow();
+        G second = grant(secondBackend(), name, seconds(30)).orElseThrow();
         secondBackend().release(second);
+    }
+
+    /** A batch renewal renews every grant still held and names exactly those taken away. */
+    @Test
+    void aBatchRenewalNamesExactlyTheGrantsNoLongerHeld() throws Exception {
+        List<G> grants = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            grants.add(grant(backend(), uniqueName() + "-batch-" + i, seconds(30)).orElseThrow());
+        }
+        try {
+            assertThat(backend().renewAll(grants)).as("lost while all are held").isEmpty();
+            breakLease(grants.get(1).name());
+            assertThat(backend().renewAll(grants)).as("lost after one was taken away").containsExactly(grants.get(1));
+            assertThat(grant(secondBackend(), grants.get(0).name(), seconds(30))).as("renewed, still held").isEmpty();
+        }
+        finally {
+            for (G grant : grants) {
+                backend().release(grant);
+            }
+        }
     }
 
     @Test
     void expiryThenTakeoverWithHigherToken() throws Exception {
         String name = uniqueName();
-        Grant stale = grant(backend(), name, shortTtl()).orElseThrow();
+        G stale = grant(backend(), name, shortTtl()).orElseThrow();
         letExpire(stale);
-        AtomicReference<Grant> successor = new AtomicReference<>();
+        AtomicReference<G> successor = new AtomicReference<>();
         await().atMost(shortTtl().multipliedBy(3).plus(seconds(10))).pollInterval(Duration.ofMillis(50))
                 .until(() -> {
                     grant(secondBackend(), name, seconds(30)).ifPresent(successor::set);
@@ -211,9 +233,9 @@ public abstract class LeaseBackendContractTest {
     @Test
     void anExpiredHolderCanNeitherReleaseNorRenewItsSuccessorsLease() throws Exception {
         String name = uniqueName();
-        Grant stale = grant(backend(), name, shortTtl()).orElseThrow();
+        G stale = grant(backend(), name, shortTtl()).orElseThrow();
         letExpire(stale);
-        AtomicReference<Grant> successor = new AtomicReference<>();
+        AtomicReference<G> successor = new AtomicReference<>();
         await().atMost(shortTtl().multipliedBy(3).plus(seconds(10))).pollInterval(Duration.ofMillis(50))
                 .until(() -> {
                     grant(secondBackend(), name, seconds(30)).ifPresent(successor::set);
@@ -289,26 +311,27 @@ public abstract class LeaseBackendContractTest {
     }
 
     /** An engine over {@code backend} alone (one per backend), closed with this test's engine. */
-    private LeaseEngine engineFor(LeaseBackend backend) {
+    private LeaseEngine engineFor(LeaseBackend<?> backend) {
         if (backend == backend()) {
             return engine;
         }
         return others.computeIfAbsent(backend, b -> {
-            Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+            Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
             routes.put(LeaseKind.EFFICIENCY, b);
             routes.put(LeaseKind.CORRECTNESS, b);
             return new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());
         });
     }
 
-    private final Map<LeaseBackend, LeaseEngine> others = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<LeaseBackend<?>, LeaseEngine> others = new java.util.concurrent.ConcurrentHashMap<>();
 
     @AfterEach
     void stopOtherEngines() {
         others.values().forEach(LeaseEngine::close);
     }
 
-    protected static Optional<Grant> grant(LeaseBackend backend, String name, Duration ttl) throws Exception {
+    protected static <T extends Grant> Optional<T> grant(LeaseBackend<T> backend, String name, Duration ttl)
+            throws Exception {
         return backend.tryAcquire(new GrantRequest(name, ttl, reason -> { }));
     }
 

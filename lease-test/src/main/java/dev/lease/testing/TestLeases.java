@@ -42,7 +42,7 @@ public final class TestLeases implements LeaseTemplate, AutoCloseable {
 
     private TestLeases(InMemoryLeaseBackend backend) {
         this.backend = backend;
-        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.CORRECTNESS, backend);
         routes.put(LeaseKind.EFFICIENCY, backend);
         this.engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());

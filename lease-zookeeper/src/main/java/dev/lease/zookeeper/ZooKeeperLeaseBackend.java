@@ -45,7 +45,7 @@ import dev.lease.spi.LossListener;
  * <p>The backend uses, and never closes, the {@link CuratorFramework} it is given; call {@link #close()} to stop
  * listening to its connection state.
  */
-public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable {
+public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseBackend.ZkGrant>, AutoCloseable {
 
     /** The id used in {@code lease.backend}. */
     public static final String ID = "zookeeper";
@@ -104,7 +104,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
     }
 
     @Override
-    public Optional<Grant> tryAcquire(GrantRequest request) throws Exception {
+    public Optional<ZkGrant> tryAcquire(GrantRequest request) throws Exception {
         String name = request.name();
         paths.validateName(name);
         // One grant attempt (or abandon) per name at a time in this backend: a holder znode of ours that no live grant
@@ -132,8 +132,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
     }
 
     @Override
-    public boolean renew(Grant grant) throws Exception {
-        ZkGrant g = (ZkGrant) grant;
+    public boolean renew(ZkGrant g) throws Exception {
         try {
             // A multi goes through the leader, so unlike a plain read it cannot be answered by a lagging follower.
             client.transaction().forOperations(
@@ -154,8 +153,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
      * holder znode of a live session would otherwise block the name until that session ends.
      */
     @Override
-    public void release(Grant grant) throws Exception {
-        ZkGrant g = (ZkGrant) grant;
+    public void release(ZkGrant g) throws Exception {
         live.remove(g);
         if (!client.getZookeeperClient().isConnected()) {
             pendingReleases.add(g);
@@ -479,7 +477,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend, AutoCloseable 
         return instanceId.clone();
     }
 
-    private record ZkGrant(String name, long value) implements Grant {
+    record ZkGrant(String name, long value) implements Grant {
 
         int version() {
             return (int) value;

@@ -45,7 +45,7 @@ class CounterResetTest {
         server = ZooKeeperTesting.startServer();
         client = ZooKeeperTesting.client(server.getConnectString(), Duration.ofSeconds(30));
         operator = ZooKeeperTesting.client(server.getConnectString(), Duration.ofSeconds(30));
-        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.CORRECTNESS, new ZooKeeperLeaseBackend(client, "/leases", Duration.ofSeconds(30)));
         engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());
         db = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2).generateUniqueName(true).build();

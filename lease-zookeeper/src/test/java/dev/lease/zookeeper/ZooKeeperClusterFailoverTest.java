@@ -162,8 +162,8 @@ class ZooKeeperClusterFailoverTest {
         throw new AssertionError("no leader in " + cluster.getConnectString());
     }
 
-    private static LeaseEngine engine(LeaseBackend backend) {
-        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+    private static LeaseEngine engine(LeaseBackend<?> backend) {
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.CORRECTNESS, backend);
         routes.put(LeaseKind.EFFICIENCY, backend);
         return new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());

@@ -92,7 +92,7 @@ class ZooKeeperLeaseBackendTest {
     @ValueSource(strings = { "zookeeper", "invoice:42", "a.b", "über-ünïcödé", "with space" })
     void acceptsNamesThatAreOneSegmentUnderTheRoot(String name) throws Exception {
         first.validateName(name);
-        Grant grant = first.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
+        var grant = first.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
         try {
             assertThat(firstClient.checkExists().forPath(ROOT + "/" + name + "/holder")).isNotNull();
         }
@@ -147,7 +147,7 @@ class ZooKeeperLeaseBackendTest {
     @Test
     void aHolderLeftByALostGrantResponseIsReplacedByAFreshGrantNotLeftBlockingTheName() throws Exception {
         String name = "orphan";
-        Grant earlier = first.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
+        var earlier = first.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
         first.release(earlier);
         // What a grant whose response was lost leaves behind: the same multi, committed, with nobody told.
         firstClient.transaction().forOperations(
@@ -157,12 +157,12 @@ class ZooKeeperLeaseBackendTest {
         Stat counter = firstClient.checkExists().forPath(ROOT + "/" + name);
 
         assertThat(second.tryAcquire(new GrantRequest(name, seconds(3), reason -> { }))).as("other instance").isEmpty();
-        Grant fresh = first.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
+        var fresh = first.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
         assertThat(fresh.token().getAsLong()).as("a new token, not the orphan's").isGreaterThan(counter.getVersion());
         assertThat(first.tryAcquire(new GrantRequest(name, seconds(3), reason -> { }))).as("granted once").isEmpty();
         assertThat(first.renew(fresh)).isTrue();
         first.release(fresh);
-        Grant next = second.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
+        var next = second.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
         assertThat(next.token().getAsLong()).isGreaterThan(fresh.token().getAsLong());
         second.release(next);
     }
@@ -171,7 +171,7 @@ class ZooKeeperLeaseBackendTest {
     void aHolderOfTheSameSessionWrittenByAnotherBackendIsNotTouched() throws Exception {
         String name = "shared-session";
         try (ZooKeeperLeaseBackend sameClient = new ZooKeeperLeaseBackend(firstClient, ROOT, SESSION_TIMEOUT)) {
-            Grant grant = sameClient.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
+            var grant = sameClient.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
             try {
                 assertThat(first.tryAcquire(new GrantRequest(name, seconds(3), reason -> { }))).isEmpty();
             }
@@ -184,9 +184,9 @@ class ZooKeeperLeaseBackendTest {
     @Test
     void releaseChecksTheTokenSoAStaleGrantCannotDeleteItsSuccessor() throws Exception {
         String name = "stale-release";
-        Grant stale = first.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
+        var stale = first.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
         firstClient.delete().forPath(ROOT + "/" + name + "/holder");
-        Grant successor = second.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
+        var successor = second.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
         first.release(stale);
         assertThat(first.renew(stale)).isFalse();
         assertThat(secondClient.checkExists().forPath(ROOT + "/" + name + "/holder")).as("successor's holder").isNotNull();
@@ -268,7 +268,7 @@ class ZooKeeperLeaseBackendTest {
     @Test
     void abandonLeavesAHolderOfAnotherInstanceAlone() throws Exception {
         String name = "abandon-not-ours";
-        Grant held = second.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
+        var held = second.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
         GrantRequest refused = new GrantRequest(name, seconds(3), reason -> { });
         assertThat(first.tryAcquire(refused)).isEmpty();
 
@@ -281,7 +281,7 @@ class ZooKeeperLeaseBackendTest {
     @Test
     void abandonLeavesAHolderThatALiveGrantOfTheSameInstanceClaimsAlone() throws Exception {
         String name = "abandon-live";
-        Grant held = first.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
+        var held = first.tryAcquire(new GrantRequest(name, seconds(3), reason -> { })).orElseThrow();
         // Another request of this instance for the name failed meanwhile: its abandon must not take the live grant.
         first.abandon(new GrantRequest(name, seconds(3), reason -> { }));
 
@@ -302,8 +302,8 @@ class ZooKeeperLeaseBackendTest {
         assertThat(grantAndRelease(second, name)).as("another instance gets the lease").isTrue();
     }
 
-    private static boolean grantAndRelease(LeaseBackend backend, String name) throws Exception {
-        Optional<Grant> grant = backend.tryAcquire(new GrantRequest(name, seconds(3), reason -> { }));
+    private static <G extends Grant> boolean grantAndRelease(LeaseBackend<G> backend, String name) throws Exception {
+        Optional<G> grant = backend.tryAcquire(new GrantRequest(name, seconds(3), reason -> { }));
         if (grant.isPresent()) {
             backend.release(grant.get());
         }
@@ -357,8 +357,8 @@ class ZooKeeperLeaseBackendTest {
                 .until(() -> ZooKeeperTesting.fourLetterWord(server.getPort(), "wchp").contains(path + "\n"));
     }
 
-    private static LeaseEngine engine(LeaseBackend backend) {
-        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+    private static LeaseEngine engine(LeaseBackend<?> backend) {
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.CORRECTNESS, backend);
         routes.put(LeaseKind.EFFICIENCY, backend);
         return new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());

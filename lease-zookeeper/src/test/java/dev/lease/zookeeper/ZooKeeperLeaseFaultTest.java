@@ -72,7 +72,7 @@ class ZooKeeperLeaseFaultTest {
         String name = "restart";
         long before = 0;
         for (int i = 0; i < 3; i++) {
-            Grant grant = backend.tryAcquire(request(name)).orElseThrow();
+            var grant = backend.tryAcquire(request(name)).orElseThrow();
             assertThat(grant.token().getAsLong()).isGreaterThan(before);
             before = grant.token().getAsLong();
             backend.release(grant);
@@ -80,14 +80,14 @@ class ZooKeeperLeaseFaultTest {
 
         server.restart();
 
-        AtomicReference<Grant> after = new AtomicReference<>();
+        AtomicReference<ZooKeeperLeaseBackend.ZkGrant> after = new AtomicReference<>();
         await().atMost(seconds(30)).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
                 .until(() -> backend.tryAcquire(request(name)).map(g -> { after.set(g); return g; }).isPresent());
         assertThat(after.get().token().getAsLong()).as("token after restart, same client").isGreaterThan(before);
         backend.release(after.get());
 
         ZooKeeperLeaseBackend newcomer = backend(client(server.getConnectString()));
-        Grant fresh = newcomer.tryAcquire(request(name)).orElseThrow();
+        var fresh = newcomer.tryAcquire(request(name)).orElseThrow();
         assertThat(fresh.token().getAsLong()).as("token after restart, new process").isGreaterThan(after.get().token().getAsLong());
         newcomer.release(fresh);
     }
@@ -131,7 +131,7 @@ class ZooKeeperLeaseFaultTest {
         String name = "expiry";
         AtomicLong toldLostAt = new AtomicLong();
         AtomicReference<String> reason = new AtomicReference<>();
-        Grant stale = cutOff.tryAcquire(new GrantRequest(name, SESSION_TIMEOUT, why -> {
+        var stale = cutOff.tryAcquire(new GrantRequest(name, SESSION_TIMEOUT, why -> {
             reason.compareAndSet(null, why);
             toldLostAt.compareAndSet(0, System.nanoTime());
         })).orElseThrow();
@@ -140,7 +140,7 @@ class ZooKeeperLeaseFaultTest {
         long frozenAt = System.nanoTime();
         proxy.freeze();
 
-        AtomicReference<Grant> successor = new AtomicReference<>();
+        AtomicReference<ZooKeeperLeaseBackend.ZkGrant> successor = new AtomicReference<>();
         AtomicLong grantedAt = new AtomicLong();
         await().atMost(SESSION_TIMEOUT.multipliedBy(3).plus(seconds(10))).pollInterval(Duration.ofMillis(20))
                 .until(() -> {
@@ -250,8 +250,8 @@ class ZooKeeperLeaseFaultTest {
         return backend;
     }
 
-    private LeaseEngine engine(LeaseBackend backend) {
-        Map<LeaseKind, LeaseBackend> routes = new EnumMap<>(LeaseKind.class);
+    private LeaseEngine engine(LeaseBackend<?> backend) {
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.CORRECTNESS, backend);
         routes.put(LeaseKind.EFFICIENCY, backend);
         LeaseEngine engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());
