@@ -412,7 +412,7 @@ public final class Benchmarks {
         Stats fromBreak = new Stats();
         Stats fromDetection = new Stats();
         String failure = null;
-        try (LeaseEngine engine = new LeaseEngine(BackendRouter.select(List.of(recording), null, null, null),
+        try (LeaseEngine engine = new LeaseEngine(BackendRouter.of(Map.of(LeaseKind.CORRECTNESS, recording, LeaseKind.EFFICIENCY, recording)),
                 new LeaseDefaults(settings.lossTtl(), null))) {
             for (int i = 0; i < settings.lossIterations() && failure == null; i++) {
                 String name = "loss-" + contender.replaceAll("[^a-z]", "") + "-" + i;
@@ -543,7 +543,7 @@ public final class Benchmarks {
         long trips = 0;
         long cpu = 0;
         long lost = 0;
-        try (LeaseEngine engine = new LeaseEngine(BackendRouter.select(List.of(recording), null, null, null),
+        try (LeaseEngine engine = new LeaseEngine(BackendRouter.of(Map.of(LeaseKind.CORRECTNESS, recording, LeaseKind.EFFICIENCY, recording)),
                 new LeaseDefaults(ttl, renew))) {
             long acquireStart = System.nanoTime();
             List<Thread> acquirers = new ArrayList<>();

@@ -2,6 +2,7 @@ package dev.lease.benchmarks;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
@@ -27,7 +28,7 @@ final class Ours implements AutoCloseable {
     Ours(LeaseBackend<?> backend) {
         this.backend = backend;
         this.kind = backend.issuesFencingTokens() ? LeaseKind.CORRECTNESS : LeaseKind.EFFICIENCY;
-        this.engine = new LeaseEngine(BackendRouter.select(List.of(backend), null, null, null),
+        this.engine = new LeaseEngine(BackendRouter.of(Map.of(LeaseKind.CORRECTNESS, backend, LeaseKind.EFFICIENCY, backend)),
                 new LeaseDefaults(TTL, null));
     }
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
@@ -24,51 +24,25 @@ class BackendRouterTest {
     }
 
     @Test
-    void theOnlyAvailableBackendServesBothKinds() {
-        BackendRouter router = BackendRouter.select(List.of(memory), null, null, null);
+    void oneBackendCanServeBothKinds() {
+        BackendRouter router = BackendRouter.of(Map.of(LeaseKind.CORRECTNESS, memory, LeaseKind.EFFICIENCY, memory));
         assertThat(router.backendFor(LeaseKind.CORRECTNESS)).isSameAs(memory);
         assertThat(router.backendFor(LeaseKind.EFFICIENCY)).isSameAs(memory);
         assertThat(router.describe()).contains("CORRECTNESS -> in-memory (fencing tokens)");
     }
 
     @Test
-    void noBackendAtAllIsAConfigurationError() {
-        assertThatThrownBy(() -> BackendRouter.select(List.of(), null, null, null))
-                .isInstanceOf(LeaseConfigurationException.class).hasMessageContaining("No lease backend is available")
-                .hasMessageContaining("lease.zookeeper.connect-string");
-    }
-
-    @Test
-    void severalBackendsNeedAChoice() {
-        assertThatThrownBy(() -> BackendRouter.select(List.of(memory, unfenced), null, null, null))
-                .isInstanceOf(LeaseConfigurationException.class).hasMessageContaining("in-memory, scripted")
-                .hasMessageContaining("set lease.backend");
-    }
-
-    @Test
-    void unknownAndUnavailableBackendsAreNamed() {
-        assertThatThrownBy(() -> BackendRouter.select(List.of(memory), "zookeper", null, null))
-                .isInstanceOf(LeaseConfigurationException.class).hasMessageContaining("lease.backend=zookeper names no lease backend")
-                .hasMessageContaining("[zookeeper, redis, jdbc, in-memory]");
-        assertThatThrownBy(() -> BackendRouter.select(List.of(memory), "redis", null, null))
-                .isInstanceOf(LeaseConfigurationException.class).hasMessageContaining("not available")
-                .hasMessageContaining("spring-boot-starter-data-redis");
-    }
-
-    @Test
     void correctnessIsNeverServedByABackendWithoutTokens() {
-        assertThatThrownBy(() -> BackendRouter.select(List.of(memory, unfenced), null, "scripted", "in-memory"))
-                .isInstanceOf(LeaseConfigurationException.class).hasMessageContaining("issues no fencing tokens")
-                .hasMessageContaining("lease.correctness-backend: zookeeper");
-        BackendRouter implicit = BackendRouter.select(List.of(unfenced), null, null, null);
+        BackendRouter implicit = BackendRouter.of(Map.of(LeaseKind.CORRECTNESS, unfenced, LeaseKind.EFFICIENCY, unfenced));
         assertThat(implicit.backendFor(LeaseKind.EFFICIENCY)).isSameAs(unfenced);
         assertThatThrownBy(() -> implicit.backendFor(LeaseKind.CORRECTNESS))
-                .isInstanceOf(LeaseConfigurationException.class).hasMessageContaining("fencing");
+                .isInstanceOf(LeaseConfigurationException.class).hasMessageContaining("issues no fencing tokens")
+                .hasMessageContaining("lease.correctness-backend: zookeeper");
     }
 
     @Test
     void kindsCanBeRoutedToDifferentBackends() {
-        BackendRouter router = BackendRouter.select(List.of(memory, unfenced), null, "in-memory", "scripted");
+        BackendRouter router = BackendRouter.of(Map.of(LeaseKind.CORRECTNESS, memory, LeaseKind.EFFICIENCY, unfenced));
         assertThat(router.backendFor(LeaseKind.CORRECTNESS)).isSameAs(memory);
         assertThat(router.backendFor(LeaseKind.EFFICIENCY)).isSameAs(unfenced);
     }

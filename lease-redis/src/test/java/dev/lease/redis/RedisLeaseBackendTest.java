@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
@@ -79,7 +80,7 @@ class RedisLeaseBackendTest {
 
     @BeforeEach
     void startEngine(TestInfo info) {
-        engine = new LeaseEngine(BackendRouter.select(List.of(backend), "redis", null, null), LeaseDefaults.standard());
+        engine = new LeaseEngine(BackendRouter.of(Map.of(LeaseKind.CORRECTNESS, backend, LeaseKind.EFFICIENCY, backend)), LeaseDefaults.standard());
         name = info.getTestMethod().orElseThrow().getName() + "-" + System.nanoTime();
     }
 
@@ -127,10 +128,11 @@ class RedisLeaseBackendTest {
     }
 
     @Test
-    void correctnessRoutedToRedisIsRefusedWhenRoutesAreChosen() {
-        assertThatThrownBy(() -> BackendRouter.select(List.of(backend), null, "redis", null))
+    void correctnessRoutedToRedisIsRefused() {
+        BackendRouter router = BackendRouter.of(Map.of(LeaseKind.CORRECTNESS, backend));
+        assertThatThrownBy(() -> router.backendFor(LeaseKind.CORRECTNESS))
                 .isInstanceOf(LeaseConfigurationException.class)
-                .hasMessageContaining("lease.correctness-backend=redis")
+                .hasMessageContaining("CORRECTNESS leases routed to redis")
                 .hasMessageContaining("Redis issues no fencing token")
                 .hasMessageContaining("wall-clock")
                 .hasMessageContaining("asynchronous")
@@ -227,7 +229,7 @@ class RedisLeaseBackendTest {
     @Test
     void anEngineWaitingForABusyLeaseGetsItAfterRelease() throws Exception {
         Lease held = engine.acquire(LeaseSpec.of(name, LeaseKind.EFFICIENCY).withTtl(seconds(60)));
-        LeaseEngine other = new LeaseEngine(BackendRouter.select(List.of(second), "redis", null, null),
+        LeaseEngine other = new LeaseEngine(BackendRouter.of(Map.of(LeaseKind.CORRECTNESS, second, LeaseKind.EFFICIENCY, second)),
                 LeaseDefaults.standard());
         try {
             Future<String> waiting = pool.submit(() -> other.execute(

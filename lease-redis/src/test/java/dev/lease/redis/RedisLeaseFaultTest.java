@@ -53,7 +53,7 @@ class RedisLeaseFaultTest {
     static void startRedis() throws Exception {
         redis = EmbeddedRedis.start();
         backend = new RedisLeaseBackend(redis.connectionFactory(), "fault:");
-        engine = new LeaseEngine(BackendRouter.select(List.of(backend), "redis", null, null), LeaseDefaults.standard());
+        engine = new LeaseEngine(BackendRouter.of(Map.of(LeaseKind.CORRECTNESS, backend, LeaseKind.EFFICIENCY, backend)), LeaseDefaults.standard());
     }
 
     @AfterAll
@@ -76,7 +76,7 @@ class RedisLeaseFaultTest {
         try (TcpProxy proxy = new TcpProxy(redis.port());
                 RedisLeaseBackend viaProxy = new RedisLeaseBackend(
                         redis.connectionFactory(proxy.port(), seconds(10)), "batch-close:");
-                LeaseEngine batching = new LeaseEngine(BackendRouter.select(List.of(viaProxy), "redis", null, null),
+                LeaseEngine batching = new LeaseEngine(BackendRouter.of(Map.of(LeaseKind.CORRECTNESS, viaProxy, LeaseKind.EFFICIENCY, viaProxy)),
                         LeaseDefaults.standard())) {
             // Connect and load the scripts first: a slow first connection must not eat into the leases' validity.
             var warmUp = viaProxy.tryAcquire(new GrantRequest("warm-up", ttl, reason -> { })).orElseThrow();
@@ -146,7 +146,7 @@ class RedisLeaseFaultTest {
         try (TcpProxy proxy = new TcpProxy(redis.port());
                 RedisLeaseBackend viaProxy = new RedisLeaseBackend(
                         redis.connectionFactory(proxy.port(), seconds(10)), "fault:");
-                LeaseEngine waiters = new LeaseEngine(BackendRouter.select(List.of(viaProxy), "redis", null, null),
+                LeaseEngine waiters = new LeaseEngine(BackendRouter.of(Map.of(LeaseKind.CORRECTNESS, viaProxy, LeaseKind.EFFICIENCY, viaProxy)),
                         LeaseDefaults.standard());
                 Lease held = engine.acquire(spec)) {
             try {

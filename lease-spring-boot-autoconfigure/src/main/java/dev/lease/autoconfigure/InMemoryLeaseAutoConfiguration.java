@@ -5,7 +5,6 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Conditional;
 
 import dev.lease.memory.InMemoryLeaseBackend;
 
@@ -14,7 +13,7 @@ import dev.lease.memory.InMemoryLeaseBackend;
  * forgot to configure a real backend must fail, not silently lock within one JVM.
  */
 @AutoConfiguration(before = LeaseAutoConfiguration.class)
-@Conditional(OnBackendNamedCondition.InMemory.class)
+@ConditionalOnLeaseBackend(BackendType.IN_MEMORY)
 public class InMemoryLeaseAutoConfiguration {
 
     private static final Log log = LogFactory.getLog(InMemoryLeaseAutoConfiguration.class);

@@ -9,19 +9,14 @@ import org.springframework.beans.BeanWrapper;
 import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.beans.BeansException;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
-import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.dao.DataAccessException;
-import org.springframework.context.annotation.ConditionContext;
-import org.springframework.context.annotation.Conditional;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.env.Environment;
-import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.lease.LeaseConfigurationException;
@@ -37,7 +32,7 @@ import dev.lease.jdbc.JdbcLeaseBackend;
         afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 @ConditionalOnClass(JdbcTemplate.class)
 @ConditionalOnSingleCandidate(DataSource.class)
-@Conditional(JdbcLeaseAutoConfiguration.NotRoutedElsewhere.class)
+@ConditionalOnLeaseBackend(BackendType.JDBC)
 @EnableConfigurationProperties(LeaseProperties.class)
 public class JdbcLeaseAutoConfiguration {
 
@@ -101,29 +96,5 @@ public class JdbcLeaseAutoConfiguration {
             }
         }
         return environment.getProperty("spring.datasource.url");
-    }
-
-    /** Matches unless the lease.*backend properties are set and none of them names jdbc. */
-    static final class NotRoutedElsewhere extends SpringBootCondition {
-
-        private static final String[] PROPERTIES = {"lease.backend", "lease.correctness-backend",
-                "lease.efficiency-backend"};
-
-        @Override
-        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-            Environment env = context.getEnvironment();
-            boolean anySet = false;
-            for (String property : PROPERTIES) {
-                String value = env.getProperty(property);
-                if (value != null && !value.isBlank()) {
-                    anySet = true;
-                    if (value.trim().equalsIgnoreCase(JdbcLeaseBackend.ID)) {
-                        return ConditionOutcome.match(property + "=" + value);
-                    }
-                }
-            }
-            return anySet ? ConditionOutcome.noMatch("the lease.*backend properties name other backends")
-                    : ConditionOutcome.match("no lease.*backend property is set");
-        }
     }
 }

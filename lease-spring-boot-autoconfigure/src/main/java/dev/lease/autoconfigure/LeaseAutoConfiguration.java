@@ -43,7 +43,7 @@ public class LeaseAutoConfiguration {
     @ConditionalOnMissingBean
     BackendRouter leaseBackendRouter(ObjectProvider<LeaseBackend<?>> backends, LeaseProperties properties,
             ObjectProvider<RoutedBackendCheck> checks) {
-        BackendRouter router = BackendRouter.select(backends.orderedStream().toList(), properties.getBackend(),
+        BackendRouter router = BackendSelection.select(backends.orderedStream().toList(), properties.getBackend(),
                 properties.getCorrectnessBackend(), properties.getEfficiencyBackend());
         checks.orderedStream().forEach(check -> check.check(router));
         log.info("Lease backends: " + router.describe()

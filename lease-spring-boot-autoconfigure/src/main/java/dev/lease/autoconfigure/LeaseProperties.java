@@ -10,7 +10,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * <p>Backend identifiers are {@code zookeeper}, {@code redis}, {@code jdbc} and {@code in-memory}. A backend is
  * available when its client is on the classpath and configured (a {@code connect-string} or a
  * {@code CuratorFramework} bean, a {@code RedisConnectionFactory}, a {@code DataSource}); the in-memory backend
- * is only available when named explicitly, so that no application ends up on it by accident.
+ * is only available when named explicitly, so that no application ends up on it by accident. Once a
+ * {@code lease.*backend} property is set, only the backends named are created.
  */
 @ConfigurationProperties("lease")
 public class LeaseProperties {

@@ -35,6 +35,7 @@ import dev.lease.redis.RedisLeaseBackend;
  */
 @AutoConfiguration(before = LeaseAutoConfiguration.class, after = DataRedisAutoConfiguration.class)
 @ConditionalOnClass(RedisConnectionFactory.class)
+@ConditionalOnLeaseBackend(BackendType.REDIS)
 @ConditionalOnBean(RedisConnectionFactory.class)
 @EnableConfigurationProperties(LeaseProperties.class)
 public class RedisLeaseAutoConfiguration {

@@ -35,6 +35,7 @@ import dev.lease.zookeeper.ZooKeeperLeaseBackend;
  */
 @AutoConfiguration(before = LeaseAutoConfiguration.class)
 @ConditionalOnClass(CuratorFramework.class)
+@ConditionalOnLeaseBackend(BackendType.ZOOKEEPER)
 @Conditional(ZooKeeperLeaseAutoConfiguration.ConnectStringOrClient.class)
 @EnableConfigurationProperties(LeaseProperties.class)
 public class ZooKeeperLeaseAutoConfiguration {

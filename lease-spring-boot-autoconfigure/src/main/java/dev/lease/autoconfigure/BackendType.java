@@ -1,0 +1,57 @@
+package dev.lease.autoconfigure;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+import dev.lease.jdbc.JdbcLeaseBackend;
+import dev.lease.memory.InMemoryLeaseBackend;
+import dev.lease.redis.RedisLeaseBackend;
+import dev.lease.zookeeper.ZooKeeperLeaseBackend;
+
+/**
+ * The backends this starter configures: the one owner of their ids (as {@code lease.*backend} names them), of how each
+ * becomes available, and of whether it must be named to be created at all.
+ */
+enum BackendType {
+
+    ZOOKEEPER(ZooKeeperLeaseBackend.ID, false, "add org.apache.curator:curator-framework and set "
+            + "lease.zookeeper.connect-string (or define a CuratorFramework bean)."),
+
+    REDIS(RedisLeaseBackend.ID, false, "add spring-boot-starter-data-redis and configure spring.data.redis.*."),
+
+    JDBC(JdbcLeaseBackend.ID, false, "add spring-boot-starter-jdbc and configure a DataSource (spring.datasource.*)."),
+
+    /** Never picked silently: an application that forgot its real backend must fail, not lock within one JVM. */
+    IN_MEMORY(InMemoryLeaseBackend.ID, true, "set lease.backend: in-memory (or name it in lease.correctness-backend / "
+            + "lease.efficiency-backend).");
+
+    /** The properties that name backends. */
+    static final List<String> PROPERTIES = List.of("lease.backend", "lease.correctness-backend",
+            "lease.efficiency-backend");
+
+    /** The id in {@code lease.backend} and in logs. */
+    final String id;
+
+    /** Whether the backend is created only when a {@code lease.*backend} property names it. */
+    final boolean onlyWhenNamed;
+
+    /** What makes it available, for startup failures. */
+    final String howToEnable;
+
+    BackendType(String id, boolean onlyWhenNamed, String howToEnable) {
+        this.id = id;
+        this.onlyWhenNamed = onlyWhenNamed;
+        this.howToEnable = howToEnable;
+    }
+
+    static Optional<BackendType> of(String id) {
+        String wanted = id.trim().toLowerCase(Locale.ROOT);
+        return Arrays.stream(values()).filter(type -> type.id.equals(wanted)).findFirst();
+    }
+
+    static List<String> ids() {
+        return Arrays.stream(values()).map(type -> type.id).toList();
+    }
+}
