@@ -25,6 +25,7 @@ import javax.sql.DataSource;
 
 import dev.lease.Lease;
 import dev.lease.LeaseLostException;
+import dev.lease.LeaseKind;
 import dev.lease.core.BackendRouter;
 import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
