@@ -4,30 +4,23 @@ import static dev.lease.testing.TestTiming.seconds;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 
 import dev.lease.LeaseKind;
 import dev.lease.core.LeaseEngine;
 import dev.lease.redis.RedisLeaseBackend;
-import dev.lease.testing.TestTiming;
-import redis.embedded.RedisServer;
+import dev.lease.testing.EmbeddedRedis;
 
 /**
  * EFFICIENCY leases on Redis under a restart and a paused server ({@code kill -STOP} of redis-server). Redis has no
@@ -42,24 +35,18 @@ class RedisFaultScenariosTest {
     private static final Duration BOUND = seconds(30);
     private static final Duration POLL = Duration.ofMillis(5);
 
-    private static int port;
-    private static RedisServer redis;
+    private static EmbeddedRedis redis;
     private final List<LettuceConnectionFactory> factories = new ArrayList<>();
 
     @BeforeAll
     static void start() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        redis = RedisServer.newRedisServer().port(port).bind("127.0.0.1").setting("save \"\"")
-                .setting("appendonly no").build();
-        redis.start();
+        redis = EmbeddedRedis.start();
     }
 
     @AfterAll
     static void stop() throws IOException {
-        if (redis != null && redis.isActive()) {
-            redis.stop();
+        if (redis != null) {
+            redis.close();
         }
     }
 
@@ -73,7 +60,7 @@ class RedisFaultScenariosTest {
         runRedis("redis-restart", "restarted redis-server at once while held (no persistence: every key is gone)", 11,
                 () -> {
             redis.stop();
-            return () -> redis.start();
+            return () -> redis.restart();
         });
     }
 
@@ -81,7 +68,7 @@ class RedisFaultScenariosTest {
     void pausedServer() throws Exception {
         runRedis("redis-paused-server", "SIGSTOP of redis-server for 1.5 ttls, then SIGCONT", 12,
                 TTL.multipliedBy(3).dividedBy(2), () -> {
-            long pid = redisPid();
+            long pid = redis.pid();
             Signals.send(pid, "STOP");
             return () -> Signals.send(pid, "CONT");
         });
@@ -125,21 +112,9 @@ class RedisFaultScenariosTest {
     }
 
     private LettuceConnectionFactory connectionFactory() {
-        LettuceClientConfiguration client = LettuceClientConfiguration.builder()
-                .commandTimeout(TestTiming.millis(500)).shutdownTimeout(Duration.ZERO).build();
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port),
-                client);
-        factory.afterPropertiesSet();
-        factory.start();
+        LettuceConnectionFactory factory = redis.connectionFactory();
         factories.add(factory);
         return factory;
-    }
-
-    /** redis-server's own pid, as it reports it (embedded-redis does not expose the process). */
-    private long redisPid() {
-        StringRedisTemplate admin = new StringRedisTemplate(connectionFactory());
-        Properties info = admin.execute((RedisCallback<Properties>) c -> c.serverCommands().info("server"));
-        return Long.parseLong(info.getProperty("process_id").trim());
     }
 
     @FunctionalInterface

@@ -2,26 +2,20 @@ package dev.lease.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 
 import javax.sql.DataSource;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.lease.LeaseKind;
 import dev.lease.redis.RedisLeaseBackend;
+import dev.lease.testing.EmbeddedRedis;
 import dev.lease.testing.TcpProxy;
 import dev.lease.testing.TestTiming;
-import redis.embedded.RedisServer;
 
 /**
  * EFFICIENCY leases on Redis at volume under a nemesis: three application instances (each its own Lettuce client
@@ -42,23 +36,16 @@ class RedisNemesisTest {
 
     @Test
     void nemesis() throws Exception {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        RedisServer redis = RedisServer.newRedisServer().port(port).bind("127.0.0.1").setting("save \"\"")
-                .setting("appendonly no").build();
-        redis.start();
-        try (CrashablePostgres resource = CrashablePostgres.start("redis-ledger");
+        try (EmbeddedRedis redis = EmbeddedRedis.start();
+                CrashablePostgres resource = CrashablePostgres.start("redis-ledger");
                 NemesisScenario.Closer open = new NemesisScenario.Closer();
                 NemesisScenario scenario = new NemesisScenario("redis-nemesis", "redis", LeaseKind.EFFICIENCY, NAMES,
                         lease -> new Ledger(resource.dataSource(), Ledger.Check.BROKEN, lease))) {
             Nemesis nemesis = scenario.nemesis(Duration.ofMillis(200), Duration.ofMillis(1500));
             for (int i = 1; i <= INSTANCES; i++) {
-                TcpProxy leaseLink = open.add(new TcpProxy(port));
+                TcpProxy leaseLink = open.add(new TcpProxy(redis.port()));
                 TcpProxy resourceLink = open.add(new TcpProxy(resource.port()));
-                LettuceConnectionFactory factory = connectionFactory(leaseLink.port());
-                open.add(factory::destroy);
+                LettuceConnectionFactory factory = redis.connectionFactory(leaseLink.port(), TestTiming.millis(500));
                 DataSource ledgerLink = CrashablePostgres.dataSource(resourceLink.port(),
                         NemesisScenario.resourceLinkOptions("redis-holder-" + i));
                 scenario.workers(i, open.add(ZooKeeperHolder.engine(new RedisLeaseBackend(factory, "lease:"),
@@ -73,9 +60,9 @@ class RedisNemesisTest {
                         if (random.nextBoolean()) {
                             redis.stop();
                             return Nemesis.Off.described("restart of redis-server (every key gone, whoever holds)",
-                                    redis::start);
+                                    redis::restart);
                         }
-                        long pid = redisPid(port);
+                        long pid = redis.pid();
                         Signals.send(pid, "STOP");
                         return Nemesis.Off.described("SIGSTOP of redis-server", () -> Signals.send(pid, "CONT"));
                     });
@@ -83,32 +70,6 @@ class RedisNemesisTest {
             scenario.strike();
             List<HistoryChecker.Verdict> verdicts = scenario.finish();
             assertThat(verdicts).allSatisfy(v -> assertThat(v.cycles()).isPositive());
-        }
-        finally {
-            redis.stop();
-        }
-    }
-
-    private static LettuceConnectionFactory connectionFactory(int port) {
-        LettuceClientConfiguration client = LettuceClientConfiguration.builder()
-                .commandTimeout(TestTiming.millis(500)).shutdownTimeout(Duration.ZERO).build();
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1",
-                port), client);
-        factory.afterPropertiesSet();
-        factory.start();
-        return factory;
-    }
-
-    /** redis-server's own pid, as it reports it (embedded-redis does not expose the process); it changes on restart. */
-    private static long redisPid(int port) {
-        LettuceConnectionFactory factory = connectionFactory(port);
-        try {
-            Properties info = new StringRedisTemplate(factory)
-                    .execute((RedisCallback<Properties>) c -> c.serverCommands().info("server"));
-            return Long.parseLong(info.getProperty("process_id").trim());
-        }
-        finally {
-            factory.destroy();
         }
     }
 }

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import dev.lease.testing.EmbeddedRedis;
 import dev.lease.contract.LeaseBackendContractTest;
 import dev.lease.spi.LeaseBackend;
 

@@ -36,6 +36,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import dev.lease.testing.EmbeddedRedis;
 import dev.lease.Lease;
 import dev.lease.LeaseKind;
 import dev.lease.LeaseLostException;

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import dev.lease.testing.EmbeddedRedis;
 import dev.lease.Lease;
 import dev.lease.LeaseKind;
 import dev.lease.LeaseLostException;

@@ -18,6 +18,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import dev.lease.testing.EmbeddedRedis;
 import dev.lease.LeaseKind;
 import dev.lease.LeaseSpec;
 import dev.lease.LeaseTemplate;

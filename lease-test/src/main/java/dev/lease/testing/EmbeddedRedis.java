@@ -1,4 +1,4 @@
-package dev.lease.redis;
+package dev.lease.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -6,23 +6,25 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
-import dev.lease.testing.TestTiming;
 import redis.embedded.RedisServer;
 
 /**
  * A real redis-server on a free port, without persistence (a restart starts empty), and Lettuce connection
- * factories with short command timeouts, so that a stopped server turns into failed commands quickly.
+ * factories with short command timeouts, so that a stopped server turns into failed commands quickly. Bring
+ * {@code com.github.codemonstur:embedded-redis} and {@code spring-data-redis} with Lettuce yourself.
  */
-final class EmbeddedRedis implements AutoCloseable {
+public final class EmbeddedRedis implements AutoCloseable {
 
     /** Command timeout of every factory made here. */
-    static final Duration COMMAND_TIMEOUT = TestTiming.millis(500);
+    public static final Duration COMMAND_TIMEOUT = TestTiming.millis(500);
 
     private final int port;
     private final RedisServer server;
@@ -33,7 +35,8 @@ final class EmbeddedRedis implements AutoCloseable {
         this.server = server;
     }
 
-    static EmbeddedRedis start() throws IOException {
+    /** Starts a server on a free loopback port. */
+    public static EmbeddedRedis start() throws IOException {
         int port = freePort();
         RedisServer server = RedisServer.newRedisServer().port(port).bind("127.0.0.1")
                 .setting("save \"\"").setting("appendonly no").build();
@@ -41,20 +44,23 @@ final class EmbeddedRedis implements AutoCloseable {
         return new EmbeddedRedis(port, server);
     }
 
-    int port() {
+    /** The server's port. */
+    public int port() {
         return port;
     }
 
-    void stop() throws IOException {
+    /** Stops the server; every key is gone once it starts again. */
+    public void stop() throws IOException {
         server.stop();
     }
 
-    void restart() throws IOException {
+    /** Starts the stopped server again, empty, on the same port. */
+    public void restart() throws IOException {
         server.start();
     }
 
     /** A new connection factory of its own, closed with this server. */
-    LettuceConnectionFactory connectionFactory() {
+    public LettuceConnectionFactory connectionFactory() {
         return connectionFactory(port, COMMAND_TIMEOUT);
     }
 
@@ -62,7 +68,7 @@ final class EmbeddedRedis implements AutoCloseable {
      * A new connection factory of its own to {@code 127.0.0.1:port} (this server's port, or a proxy in front of it),
      * closed with this server.
      */
-    LettuceConnectionFactory connectionFactory(int port, Duration commandTimeout) {
+    public LettuceConnectionFactory connectionFactory(int port, Duration commandTimeout) {
         LettuceClientConfiguration client = LettuceClientConfiguration.builder()
                 .commandTimeout(commandTimeout).shutdownTimeout(Duration.ZERO).build();
         LettuceConnectionFactory factory = new LettuceConnectionFactory(
@@ -76,8 +82,17 @@ final class EmbeddedRedis implements AutoCloseable {
     }
 
     /** A template on its own connection, as an operator's redis-cli would be. */
-    StringRedisTemplate admin() {
+    public StringRedisTemplate admin() {
         return new StringRedisTemplate(connectionFactory());
+    }
+
+    /**
+     * redis-server's own process id, as it reports it (embedded-redis does not expose the process), to pause it for
+     * real ({@code kill -STOP}); it changes on restart.
+     */
+    public long pid() {
+        Properties info = admin().execute((RedisCallback<Properties>) c -> c.serverCommands().info("server"));
+        return Long.parseLong(info.getProperty("process_id").trim());
     }
 
     @Override
