@@ -20,6 +20,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.Environment;
 
+import dev.lease.testing.TcpProxy;
 import dev.lease.LeaseLostException;
 import dev.lease.samples.billing.BillingApplication;
 import dev.lease.samples.billing.BillingEvent.Kind;
@@ -80,7 +81,7 @@ public final class BillingDemo {
         Result result;
         out.println("Starting instances A and B of the billing service...");
         try (ConfigurableApplicationContext b = instance("B", timeline, args);
-                FlakyNetwork network = new FlakyNetwork(zookeeper(b.getEnvironment()));
+                TcpProxy network = new TcpProxy(port(zookeeper(b.getEnvironment())));
                 ConfigurableApplicationContext a = instance("A", timeline, args,
                         "--lease.zookeeper.connect-string=" + network.address(), "--billing.pricing-delay=10m")) {
             Invoices invoices = b.getBean(Invoices.class);
@@ -114,7 +115,7 @@ public final class BillingDemo {
                 }
             }
             expectBilled(bCall, "B", first, problems);
-            network.heal();
+            network.unfreeze();
             timeline.outage("A", "network frozen", frozenAt);
             timeline.record("A", Kind.NOTE, first, 0, "network heals: A's client learns its session expired and "
                     + "opens a new one");
@@ -248,5 +249,11 @@ public final class BillingDemo {
 
     private static String zookeeper(Environment env) {
         return env.getRequiredProperty("lease.zookeeper.connect-string");
+    }
+
+    /** The port of the first server of a connect string ({@code 127.0.0.1:2181,...}). */
+    private static int port(String connectString) {
+        String first = connectString.split(",")[0].trim();
+        return Integer.parseInt(first.substring(first.lastIndexOf(':') + 1));
     }
 }
