@@ -20,6 +20,9 @@ public final class Durations {
      * The largest unit that expresses {@code duration} as a whole number ({@code 90s}, {@code 1500ms}), which
      * {@code lease.*} properties and {@code @Leased} attributes accept as written; a value that is not a whole
      * number of milliseconds (such as a third of a ttl) as a decimal ({@code 3.333333333s}).
+     *
+     * @param duration any duration, negative included
+     * @return the duration as a property would write it
      */
     public static String format(Duration duration) {
         if (duration.isNegative()) {
@@ -45,7 +48,12 @@ public final class Durations {
                 : exact.movePointRight(3).stripTrailingZeros().toPlainString() + "ms";
     }
 
-    /** A measured time, such as a wait, to the millisecond: finer detail is noise in a log line. */
+    /**
+     * A measured time, such as a wait, to the millisecond: finer detail is noise in a log line.
+     *
+     * @param nanos the time in nanoseconds
+     * @return the time as {@link #format} writes it, truncated to the millisecond
+     */
     public static String formatNanos(long nanos) {
         return format(Duration.ofNanos(nanos).truncatedTo(ChronoUnit.MILLIS));
     }

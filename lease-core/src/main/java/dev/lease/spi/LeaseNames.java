@@ -15,6 +15,8 @@ public final class LeaseNames {
     /**
      * Checks a lease name.
      *
+     * @param name the lease name, as evaluated
+     * @return the same name, when it follows the rules
      * @throws IllegalArgumentException naming the offending name and rule
      */
     public static String validate(String name) {
