@@ -20,6 +20,7 @@ import org.springframework.dao.InvalidDataAccessResourceUsageException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.core.ResultSetExtractor;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
 
@@ -74,9 +75,12 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
      * @throws IllegalArgumentException when {@code table} is not a plain SQL identifier
      */
     public JdbcLeaseBackend(DataSource dataSource, String table) {
-        this.dataSource = dataSource;
+        // A proxy that hands out the thread's transactional connection would have the lease statements commit the
+        // caller's transaction halfway (switching it to autocommit does): its target gives connections of their own.
+        this.dataSource = dataSource instanceof TransactionAwareDataSourceProxy proxy ? proxy.getTargetDataSource()
+                : dataSource;
         this.table = SqlIdentifiers.table(table, "lease.jdbc.table");
-        this.jdbc = new JdbcTemplate(dataSource);
+        this.jdbc = new JdbcTemplate(this.dataSource);
     }
 
     @Override
@@ -101,25 +105,30 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
         long ttlMillis = millis(request.ttl());
         // The request's attempt id is the owner, so that abandon can find the row this very request may have taken.
         String owner = request.attempt();
-        try {
-            return autocommit("grant", ttlMillis, call -> {
-                boolean granted = call.update(sql.grant, owner, ttlMillis, name) == 1
+        return autocommit("grant", ttlMillis, call -> {
+            boolean granted;
+            try {
+                granted = call.update(sql.grant, owner, ttlMillis, name) == 1
                         || (insertRowIfAbsent(call, sql, name) && call.update(sql.grant, owner, ttlMillis, name) == 1);
-                if (!granted) {
-                    return Optional.empty();
+            }
+            catch (SQLException ex) {
+                if (!(translate("grant", sql.grant, ex) instanceof ConcurrencyFailureException)) {
+                    throw ex;
                 }
-                // The owner is this request's own attempt id, so the row still carries it only while the grant is
-                // ours: no row means it already expired and was taken (a pause right after the UPDATE), not granted.
-                Long token = call.queryForLong(sql.readToken, name, owner);
-                return Optional.ofNullable(token).map(t -> new JdbcGrant(name, t, owner, ttlMillis));
-            });
-        }
-        catch (ConcurrencyFailureException ex) {
-            // Another instance was granting the same row at this instant (a lock timeout or serialization failure):
-            // the lease is busy, which the engine handles by waiting and trying again.
-            log.debug("Lease '" + name + "' busy: concurrent grant on " + table + ": " + ex);
-            return Optional.empty();
-        }
+                // Another instance was granting the same row at this instant (a lock timeout or serialization
+                // failure): busy, which the engine handles by waiting and trying again. Nothing was granted here.
+                log.debug("Lease '" + name + "' busy: concurrent grant on " + table + ": " + ex);
+                return Optional.empty();
+            }
+            if (!granted) {
+                return Optional.empty();
+            }
+            // The owner is this request's own attempt id, so the row still carries it only while the grant is ours:
+            // no row means it already expired and was taken (a pause right after the UPDATE), not granted. A failure
+            // here propagates, so that the engine abandons the committed grant instead of leaving the row held.
+            Long token = call.queryForLong(sql.readToken, name, owner);
+            return Optional.ofNullable(token).map(t -> new JdbcGrant(name, t, owner, ttlMillis));
+        });
     }
 
     @Override
@@ -188,8 +197,7 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
 
     /**
      * Inserts the free row of a name seen for the first time; true when this call inserted it. The statement never
-     * fails on an existing row (that would abort the whole transaction on PostgreSQL), except for H2's race between
-     * two first inserts, where H2 only fails the statement.
+     * fails on an existing row, except for H2's race between two first inserts.
      */
     private boolean insertRowIfAbsent(Call call, Statements sql, String name) throws SQLException {
         Object[] args = sql.dialect.insertBindsNameTwice ? new Object[] {name, name} : new Object[] {name};
@@ -210,22 +218,47 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
      */
     private <T> T autocommit(String task, long ttlMillis, Work<T> work) {
         int timeoutSeconds = (int) Math.max(1, Math.min(MAX_STATEMENT_SECONDS, (ttlMillis + 999) / 1000));
-        try (Connection connection = dataSource.getConnection()) {
-            boolean autoCommit = connection.getAutoCommit();
-            if (!autoCommit) {
-                connection.setAutoCommit(true);
-            }
-            try {
-                return work.run(new Call(connection, timeoutSeconds));
-            }
-            finally {
-                if (!autoCommit) {
-                    connection.setAutoCommit(false);
-                }
-            }
+        Connection connection;
+        try {
+            connection = dataSource.getConnection();
         }
         catch (SQLException ex) {
             throw translate(task + " on " + table, null, ex);
+        }
+        boolean switched = false;
+        try {
+            if (!connection.getAutoCommit()) {
+                connection.setAutoCommit(true);
+                switched = true;
+            }
+            return work.run(new Call(connection, timeoutSeconds));
+        }
+        catch (SQLException ex) {
+            throw translate(task + " on " + table, null, ex);
+        }
+        finally {
+            giveBack(connection, switched);
+        }
+    }
+
+    /**
+     * Every statement was committed as it ran, so nothing that fails here changes the call's outcome: a renewal that
+     * succeeded stays a success, a grant that committed stays granted.
+     */
+    private void giveBack(Connection connection, boolean switched) {
+        try {
+            if (switched) {
+                connection.setAutoCommit(false);
+            }
+        }
+        catch (SQLException ex) {
+            log.debug("Could not switch a connection of " + table + " back to autocommit off: " + ex);
+        }
+        try {
+            connection.close();
+        }
+        catch (SQLException ex) {
+            log.debug("Could not close a connection of " + table + ": " + ex);
         }
     }
 

@@ -36,6 +36,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.lease.LeaseKind;
@@ -218,6 +219,37 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
     /** One connection to the database through {@code proxy}; only called when {@link #serverPort()} is positive. */
     protected SingleConnectionDataSource through(TcpProxy proxy) {
         throw new UnsupportedOperationException("no network between this test and its database");
+    }
+
+    /**
+     * Through a DataSource that hands out the thread's transactional connection, a lease statement must still not run
+     * on it: switching that connection to autocommit would commit the caller's work halfway.
+     */
+    @Test
+    void leaseBookkeepingNeverCommitsTheCallersTransactionThroughATransactionAwareDataSource() throws Exception {
+        // One DataSource object: transactions are bound to the thread by DataSource instance.
+        DataSource shared = dataSource();
+        JdbcTemplate admin = new JdbcTemplate(shared);
+        admin.execute("CREATE TABLE IF NOT EXISTS lease_business_probe (id VARCHAR(255))");
+        String name = uniqueName();
+        TransactionAwareDataSourceProxy aware = new TransactionAwareDataSourceProxy(shared);
+        JdbcLeaseBackend leases = new JdbcLeaseBackend(aware, table());
+        TransactionTemplate business = new TransactionTemplate(new DataSourceTransactionManager(shared));
+        var grant = business.execute(status -> {
+            new JdbcTemplate(aware).update("INSERT INTO lease_business_probe (id) VALUES (?)", name);
+            try {
+                var g = grant(leases, name, seconds(30)).orElseThrow();
+                status.setRollbackOnly();
+                return g;
+            }
+            catch (Exception ex) {
+                throw new IllegalStateException(ex);
+            }
+        });
+        assertThat(admin.queryForObject("SELECT COUNT(*) FROM lease_business_probe WHERE id = ?", Integer.class, name))
+                .as("the business row, rolled back").isZero();
+        assertThat(grant(secondBackend(), name, seconds(30))).as("the grant, committed on its own").isEmpty();
+        leases.release(grant);
     }
 
     @Test
