@@ -10,8 +10,9 @@ import dev.lease.LeaseKind;
 import dev.lease.spi.LeaseBackend;
 
 /**
- * Which backend serves each {@link LeaseKind}, chosen once from the available backends and the
- * {@code lease.backend}, {@code lease.correctness-backend} and {@code lease.efficiency-backend} properties.
+ * Which backend serves each {@link LeaseKind}: fixed routes, given by a plain Spring configuration or chosen by the
+ * auto-configuration from the {@code lease.*backend} properties. A {@code CORRECTNESS} lease is refused on a backend
+ * that issues no fencing tokens.
  */
 public final class BackendRouter {
 

@@ -72,7 +72,8 @@ public interface LeaseBackend<G extends Grant> {
     /**
      * Renews many grants at once and says which of them are no longer held, for a backend that can confirm them in
      * one round trip (one statement, one script call, one session heartbeat). The default renews them one by one, a
-     * grant whose renewal throws counting as lost.
+     * grant whose renewal throws counting as lost. The engine still renews one grant at a time; grouping the renewals
+     * that are due into one call is the next step, so a backend that implements it now is ready for it.
      *
      * @param grants grants this backend returned from {@link #tryAcquire}
      * @return those of {@code grants} that are no longer ours; empty when all were renewed

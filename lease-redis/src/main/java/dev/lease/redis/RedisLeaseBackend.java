@@ -60,7 +60,7 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
         this.keyPrefix = validateKeyPrefix(keyPrefix);
         this.redis = new StringRedisTemplate(connectionFactory);
         this.releaseChannel = keyPrefix + "released";
-        this.batcher = new RenewalBatcher(this::renewAll, BATCH_WINDOW, MAX_BATCH);
+        this.batcher = new RenewalBatcher(this::renewInOneScript, BATCH_WINDOW, MAX_BATCH);
         this.releaseSignals = new ReleaseSignals(connectionFactory, releaseChannel);
     }
 
@@ -93,7 +93,7 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
     public boolean renew(RedisGrant g) throws InterruptedException {
         if (isCluster()) {
             // Keys of different leases live in different hash slots; one script may not touch them together.
-            return renewAll(List.of(g))[0];
+            return renewInOneScript(List.of(g))[0];
         }
         return batcher.renew(g);
     }
@@ -195,7 +195,7 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
         return batcher.inFlightNames();
     }
 
-    private boolean[] renewAll(List<RedisGrant> grants) {
+    private boolean[] renewInOneScript(List<RedisGrant> grants) {
         List<String> keys = new ArrayList<>(grants.size());
         Object[] args = new Object[2 * grants.size()];
         for (int i = 0; i < grants.size(); i++) {

@@ -13,6 +13,7 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
@@ -30,6 +31,7 @@ import dev.lease.core.BackendRouter;
 import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
 import dev.lease.memory.InMemoryLeaseBackend;
+import dev.lease.spi.GrantFence;
 
 @ExtendWith(OutputCaptureExtension.class)
 class LeaseAutoConfigurationTest {
@@ -131,8 +133,10 @@ class LeaseAutoConfigurationTest {
     static class CountingTemplateConfig {
 
         @Bean(destroyMethod = "close")
-        LeaseEngine countedEngine(BackendRouter router) {
-            return new LeaseEngine(router, LeaseDefaults.standard());
+        LeaseEngine countedEngine(BackendRouter router, LeaseProperties properties,
+                ObjectProvider<GrantFence> grantFence) {
+            return new LeaseEngine(router, new LeaseDefaults(properties.getDefaultTtl(), properties.getRenewEvery()),
+                    grantFence.getIfUnique());
         }
 
         @Bean

@@ -43,6 +43,10 @@ final class LeasedCalls {
      * @return whether they all ended within {@code bound}
      */
     synchronized boolean closeAndAwait(Duration bound) throws InterruptedException {
+        if (closed) {
+            // A second template (an application's wrapper and the engine it wraps): the first one waited already.
+            return true;
+        }
         closed = true;
         long deadline = System.nanoTime() + bound.toNanos();
         for (long left = bound.toNanos(); running > 0 && left > 0; left = deadline - System.nanoTime()) {

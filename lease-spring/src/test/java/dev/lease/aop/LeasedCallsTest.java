@@ -54,6 +54,22 @@ class LeasedCallsTest {
         assertThat(calls.running()).isZero();
     }
 
+    /** An application's template and the engine it wraps are both destroyed: only the first one waits. */
+    @Test
+    void closingASecondTimeDoesNotWaitAgain() throws Exception {
+        assertThat(calls.enter()).isTrue();
+        assertThat(calls.closeAndAwait(millis(50))).as("a call still runs").isFalse();
+        assertThat(CompletableFuture.supplyAsync(() -> {
+            try {
+                return calls.closeAndAwait(seconds(60));
+            }
+            catch (InterruptedException ex) {
+                throw new IllegalStateException(ex);
+            }
+        }).get(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).as("second close, at once").isTrue();
+        calls.exit();
+    }
+
     @Test
     void closingGivesUpAfterTheBound() throws Exception {
         assertThat(calls.enter()).isTrue();

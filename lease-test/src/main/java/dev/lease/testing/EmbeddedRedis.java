@@ -35,7 +35,12 @@ public final class EmbeddedRedis implements AutoCloseable {
         this.server = server;
     }
 
-    /** Starts a server on a free loopback port. */
+    /**
+     * Starts a server on a free loopback port.
+     *
+     * @return the running server, to close
+     * @throws IOException when redis-server could not start
+     */
     public static EmbeddedRedis start() throws IOException {
         int port = freePort();
         RedisServer server = RedisServer.newRedisServer().port(port).bind("127.0.0.1")
@@ -67,6 +72,10 @@ public final class EmbeddedRedis implements AutoCloseable {
     /**
      * A new connection factory of its own to {@code 127.0.0.1:port} (this server's port, or a proxy in front of it),
      * closed with this server.
+     *
+     * @param port the port to connect to
+     * @param commandTimeout how long a command may take before it fails
+     * @return the started factory
      */
     public LettuceConnectionFactory connectionFactory(int port, Duration commandTimeout) {
         LettuceClientConfiguration client = LettuceClientConfiguration.builder()

@@ -6,20 +6,18 @@ import dev.lease.Lease;
 import dev.lease.LeaseContext;
 
 /**
- * Assertions that code ran under a lease, to call from inside the code under test, the way ShedLock's
- * {@code LockAssert.assertLocked()} is used: a test then proves that the method really is leased, whatever proxies
- * and configuration stand between the test and the method.
+ * Assertions that code ran under a lease, to call from code the test runs inside the section (a callback, a test
+ * double of a collaborator, a test bean's {@code @Leased} method), the way ShedLock's {@code LockAssert} is used: a
+ * test then proves that the method really is leased, whatever proxies and configuration stand between the test and
+ * the method. Failures are {@link AssertionError}s, so the assertions need no test library.
  *
  * <pre>{@code
- * @Leased(name = "nightly-report", kind = LeaseKind.EFFICIENCY)
- * public void nightlyReport() {
+ * when(reports.write(any())).thenAnswer(call -> {
  *     LeaseAssert.assertLeased("nightly-report");
- *     ...
- * }
+ *     return true;
+ * });
+ * scheduler.nightlyReport(); // a @Leased(name = "nightly-report") method that calls reports.write
  * }</pre>
- *
- * Failures are {@link AssertionError}s, so the assertions need no test library and cost one thread-local lookup in
- * production code.
  */
 public final class LeaseAssert {
 

@@ -57,13 +57,19 @@ public final class TestLeases implements LeaseTemplate, AutoCloseable {
      * Takes the lease {@code name} away from its holder, which learns it at once: its section is interrupted and
      * ends with {@link dev.lease.LeaseLostException}, as after a real loss.
      *
+     * @param name the lease name, as evaluated
      * @return whether someone held it
      */
     public boolean lose(String name) {
         return backend.revoke(name);
     }
 
-    /** The last token granted for {@code name}, if it was ever granted. */
+    /**
+     * The last token granted for a name.
+     *
+     * @param name the lease name, as evaluated
+     * @return the token, or empty when the name was never granted
+     */
     public OptionalLong lastToken(String name) {
         return backend.lastToken(name);
     }
