@@ -23,13 +23,18 @@ final class ClockJumps {
             throws Exception {
         long stale = StaleWrites.pausedAcross(run, child, List.of(rival), "nothing else",
                 () -> StaleWrites.Undo.NOTHING);
-        jump(run, child, offsetFile, rounds);
+        jump(run, child, rival, offsetFile, rounds);
         run.finish();
         assertThat(run.history.interruptedSectionsOf(child.worker(), stale)).as("leases the jumping holder lost")
                 .isZero();
     }
 
-    static void jump(FaultRun run, ChildHolder child, Path offsetFile, int rounds) throws Exception {
+    /**
+     * The rival stands by while the jumping holder waits for its next grant: a worker that releases and at once
+     * acquires again can win every race against a holder in another JVM, and the scenario is about the jumps.
+     */
+    static void jump(FaultRun run, ChildHolder child, LeaseWorker rival, Path offsetFile, int rounds)
+            throws Exception {
         for (int round = 0; round < rounds; round++) {
             for (String offset : new String[] { "+5m", "-5m" }) {
                 Faketime.set(offsetFile, offset);
@@ -39,8 +44,14 @@ final class ClockJumps {
                 await().atMost(seconds(20)).pollInterval(Duration.ofMillis(200))
                         .until(() -> Math.abs(child.wallClockOffsetMillis() - expected) < 30_000);
                 long grants = run.grantsOf(child.worker());
-                await().atMost(seconds(60)).pollInterval(Duration.ofMillis(20))
-                        .until(() -> run.grantsOf(child.worker()) > grants);
+                rival.standBy(true);
+                try {
+                    await().atMost(seconds(60)).pollInterval(Duration.ofMillis(20))
+                            .until(() -> run.grantsOf(child.worker()) > grants);
+                }
+                finally {
+                    rival.standBy(false);
+                }
             }
         }
         Faketime.set(offsetFile, "+0");
