@@ -319,9 +319,12 @@ class ZooKeeperFaultScenariosTest {
         }
     }
 
-    /** Pauses the child while it holds the lease, until another worker got it, then resumes it. */
+    /**
+     * Pauses the child while it holds the lease, until another worker got it, then resumes it. The run's in-process
+     * workers stand by until the child holds: re-acquiring at once, they could win every race against it.
+     */
     static void pauseUntilTakenOver(FaultRun run, ChildHolder child) throws Exception {
-        pauseUntilTakenOver(run, child, List.of());
+        pauseUntilTakenOver(run, child, run.workers());
     }
 
     /** Same, with {@code rivals} standing by until the child holds the lease, so that they cannot starve it. */
