@@ -22,9 +22,7 @@ import dev.lease.LeaseLostException;
 import dev.lease.LeaseUnavailableException;
 import dev.lease.Leased;
 import dev.lease.WhenBusy;
-import dev.lease.autoconfigure.JdbcLeaseAutoConfiguration;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
-import dev.lease.autoconfigure.ZooKeeperLeaseAutoConfiguration;
 import dev.lease.faults.History.Op;
 import dev.lease.faults.WorkloadRecorder.Inside;
 import dev.lease.faults.WorkloadRecorder.Writer;
@@ -35,8 +33,7 @@ import dev.lease.faults.WorkloadRecorder.Writer;
  * Every instance is one context of it, told its id and recorder by a {@link Workload} bean.
  */
 @Configuration(proxyBeanMethods = false)
-@ImportAutoConfiguration({ ZooKeeperLeaseAutoConfiguration.class, JdbcLeaseAutoConfiguration.class,
-        LeaseAutoConfiguration.class })
+@ImportAutoConfiguration({ LeaseAutoConfiguration.class })
 @EnableTransactionManagement
 @EnableAsync
 class WorkloadApp {

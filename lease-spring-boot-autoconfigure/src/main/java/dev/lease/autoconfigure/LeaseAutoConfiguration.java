@@ -8,6 +8,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 
 import dev.lease.LeaseTemplate;
@@ -20,12 +21,16 @@ import dev.lease.spi.LeaseBackend;
 
 /**
  * Routes each lease kind to a backend, creates the {@link LeaseEngine} (the {@link LeaseTemplate} bean, unless the
- * application defines its own) and advises {@code @Leased} methods, whose calls go through that bean. Backends are contributed by their own auto-configurations as
- * {@link LeaseBackend} beans. Unknown {@code lease.*} keys fail the startup before any bean is created
- * ({@link LeasePropertyNamesCheck}).
+ * application defines its own) and advises {@code @Leased} methods, whose calls go through that bean. The backends
+ * ({@link LeaseBackend} beans) come from one configuration per {@link BackendType}, imported here and each guarded
+ * by {@link ConditionalOnLeaseBackend}, after the auto-configurations of the clients they reuse. Unknown
+ * {@code lease.*} keys fail the startup before any bean is created ({@link LeasePropertyNamesCheck}).
  */
-@AutoConfiguration
+@AutoConfiguration(afterName = {"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration"})
 @EnableConfigurationProperties(LeaseProperties.class)
+@Import({InMemoryLeaseConfiguration.class, ZooKeeperLeaseConfiguration.class, RedisLeaseConfiguration.class,
+        JdbcLeaseConfiguration.class})
 public class LeaseAutoConfiguration {
 
     private static final Log log = LogFactory.getLog(LeaseAutoConfiguration.class);

@@ -26,7 +26,6 @@ import dev.lease.Lease;
 import dev.lease.LeaseContext;
 import dev.lease.LeaseKind;
 import dev.lease.Leased;
-import dev.lease.autoconfigure.InMemoryLeaseAutoConfiguration;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
 import dev.lease.core.LeaseEngine;
 
@@ -41,7 +40,7 @@ class LeaseShutdownOrderTest {
     void theScheduledRunInProgressEndsBeforeTheEngineCloses(Class<?> scheduler) {
         Events events = new Events();
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(InMemoryLeaseAutoConfiguration.class, LeaseAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(LeaseAutoConfiguration.class))
                 .withPropertyValues("lease.backend=in-memory")
                 .withBean(Events.class, () -> events)
                 .withUserConfiguration(JobConfig.class, scheduler)

@@ -24,7 +24,6 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import dev.lease.LeaseContext;
 import dev.lease.LeaseKind;
 import dev.lease.Leased;
-import dev.lease.autoconfigure.InMemoryLeaseAutoConfiguration;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
 
 /**
@@ -36,7 +35,7 @@ class LeaseWrapsTransactionTest {
     @Test
     void theTransactionCommitsWhileTheLeaseIsStillHeld() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(InMemoryLeaseAutoConfiguration.class, LeaseAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(LeaseAutoConfiguration.class))
                 .withPropertyValues("lease.backend=in-memory")
                 .withUserConfiguration(TxConfig.class)
                 .run(context -> {

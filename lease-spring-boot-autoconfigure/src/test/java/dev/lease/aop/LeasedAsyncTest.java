@@ -49,7 +49,6 @@ import dev.lease.LeaseTemplate;
 import dev.lease.LeaseUnavailableException;
 import dev.lease.Leased;
 import dev.lease.WhenBusy;
-import dev.lease.autoconfigure.InMemoryLeaseAutoConfiguration;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
 import dev.lease.LeaseConfigurationException;
 import dev.lease.core.LeaseEngine;
@@ -62,7 +61,7 @@ import dev.lease.memory.InMemoryLeaseBackend;
 class LeasedAsyncTest {
 
     private final ApplicationContextRunner base = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(InMemoryLeaseAutoConfiguration.class, LeaseAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(LeaseAutoConfiguration.class))
             .withPropertyValues("lease.backend=in-memory")
             .withUserConfiguration(AsyncConfig.class);
 

@@ -28,14 +28,13 @@ import dev.lease.LeaseTemplate;
 import dev.lease.LeaseUnavailableException;
 import dev.lease.Leased;
 import dev.lease.WhenBusy;
-import dev.lease.autoconfigure.InMemoryLeaseAutoConfiguration;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
 import dev.lease.memory.InMemoryLeaseBackend;
 
 class LeasedInterceptorTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(InMemoryLeaseAutoConfiguration.class, LeaseAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(LeaseAutoConfiguration.class))
             .withPropertyValues("lease.backend=in-memory", "jobs.ttl=2s")
             .withUserConfiguration(Jobs.Config.class);
 

@@ -17,7 +17,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import dev.lease.LeaseKind;
 import dev.lease.Leased;
 import dev.lease.WhenBusy;
-import dev.lease.autoconfigure.InMemoryLeaseAutoConfiguration;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
 import dev.lease.LeaseConfigurationException;
 import dev.lease.fence.JdbcFence;
@@ -29,7 +28,7 @@ import dev.lease.spi.LeaseBackend;
 class LeasedStartupValidationTest {
 
     private ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(InMemoryLeaseAutoConfiguration.class, LeaseAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(LeaseAutoConfiguration.class))
             .withPropertyValues("lease.backend=in-memory");
 
     /** @param culprit how the message must name the method and the lease */

@@ -98,6 +98,20 @@ class ArchitectureTest {
                 .check(LEASE);
     }
 
+    /**
+     * As Spring Boot's cache auto-configuration: applications exclude or order the auto-configurations listed in
+     * AutoConfiguration.imports; a backend's configuration is an imported detail they cannot name.
+     */
+    @Test
+    void onlyAutoConfigurationsArePublicConfigurations() {
+        (classes()
+            .that().resideInAPackage("dev.lease.autoconfigure..")
+            .and().areAnnotatedWith(org.springframework.context.annotation.Configuration.class)
+            .and().areNotAnnotatedWith(org.springframework.boot.autoconfigure.AutoConfiguration.class)
+            .should().notBePublic())
+                .check(LEASE);
+    }
+
     /** One slice per package, not per module: a cycle between two packages of one module counts too. */
     @Test
     void noPackageCycles() {

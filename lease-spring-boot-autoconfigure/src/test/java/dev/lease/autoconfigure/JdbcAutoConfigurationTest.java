@@ -35,8 +35,8 @@ class JdbcAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                    JdbcTemplateAutoConfiguration.class, JdbcLeaseAutoConfiguration.class,
-                    JdbcFenceAutoConfiguration.class, InMemoryLeaseAutoConfiguration.class,
+                    JdbcTemplateAutoConfiguration.class, JdbcLeaseConfiguration.class,
+                    JdbcFenceAutoConfiguration.class, InMemoryLeaseConfiguration.class,
                     LeaseAutoConfiguration.class));
 
     @Test
@@ -162,8 +162,8 @@ class JdbcAutoConfigurationTest {
                 .run(context -> assertThat(context.getBean(JdbcLeaseBackend.class).table()).isEqualTo("my_leases"));
         // Without DataSourceAutoConfiguration, which would otherwise create an embedded H2 from the test classpath.
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(JdbcLeaseAutoConfiguration.class,
-                        JdbcFenceAutoConfiguration.class, InMemoryLeaseAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(JdbcLeaseConfiguration.class,
+                        JdbcFenceAutoConfiguration.class, InMemoryLeaseConfiguration.class,
                         LeaseAutoConfiguration.class))
                 .withPropertyValues("lease.backend=in-memory").run(context -> assertThat(context).hasNotFailed()
                         .doesNotHaveBean(JdbcLeaseBackend.class).doesNotHaveBean(JdbcFence.class));

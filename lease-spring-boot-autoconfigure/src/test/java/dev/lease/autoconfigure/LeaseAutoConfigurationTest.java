@@ -37,7 +37,7 @@ import dev.lease.spi.GrantFence;
 class LeaseAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(InMemoryLeaseAutoConfiguration.class, LeaseAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(InMemoryLeaseConfiguration.class, LeaseAutoConfiguration.class));
 
     @Test
     void theInMemoryBackendServesBothKindsWhenNamedAndTheStartupLogSaysSo(CapturedOutput output) {

@@ -26,8 +26,8 @@ import dev.lease.LeaseConfigurationException;
 class UnknownLeasePropertiesTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(ZooKeeperLeaseAutoConfiguration.class,
-                    InMemoryLeaseAutoConfiguration.class, LeaseAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(ZooKeeperLeaseConfiguration.class,
+                    InMemoryLeaseConfiguration.class, LeaseAutoConfiguration.class));
 
     @Test
     void aMisspeltTopLevelKeyFailsNamingTheClosestKnownKey() {
@@ -112,7 +112,7 @@ class UnknownLeasePropertiesTest {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @Import({InMemoryLeaseAutoConfiguration.class, LeaseAutoConfiguration.class})
+    @Import({InMemoryLeaseConfiguration.class, LeaseAutoConfiguration.class})
     static class LeaseApplication {
     }
 

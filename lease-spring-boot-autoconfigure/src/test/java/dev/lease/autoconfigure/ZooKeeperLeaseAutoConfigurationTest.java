@@ -46,8 +46,8 @@ class ZooKeeperLeaseAutoConfigurationTest {
     private static TestingServer server;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(ZooKeeperLeaseAutoConfiguration.class,
-                    InMemoryLeaseAutoConfiguration.class, LeaseAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(ZooKeeperLeaseConfiguration.class,
+                    InMemoryLeaseConfiguration.class, LeaseAutoConfiguration.class));
 
     @BeforeAll
     static void startServer() throws Exception {

@@ -32,7 +32,6 @@ import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;
 import dev.lease.LeaseTemplate;
 import dev.lease.Leased;
-import dev.lease.autoconfigure.InMemoryLeaseAutoConfiguration;
 import dev.lease.autoconfigure.JdbcFenceAutoConfiguration;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
 import dev.lease.memory.InMemoryLeaseBackend;
@@ -45,7 +44,7 @@ import dev.lease.memory.InMemoryLeaseBackend;
 class FenceAtGrantTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(InMemoryLeaseAutoConfiguration.class, LeaseAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(LeaseAutoConfiguration.class,
                     JdbcFenceAutoConfiguration.class))
             .withPropertyValues("lease.backend=in-memory")
             .withUserConfiguration(Application.class);

@@ -44,7 +44,6 @@ import dev.lease.FencingToken;
 import dev.lease.LeaseContext;
 import dev.lease.LeaseKind;
 import dev.lease.Leased;
-import dev.lease.autoconfigure.InMemoryLeaseAutoConfiguration;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
 
 /**
@@ -299,8 +298,7 @@ abstract class JdbcFenceTest {
             context.getEnvironment().getPropertySources()
                     .addFirst(new MapPropertySource("test", Map.of("lease.backend", "in-memory")));
             context.registerBean(DataSource.class, this::dataSource);
-            context.register(BusinessConfiguration.class, InMemoryLeaseAutoConfiguration.class,
-                    LeaseAutoConfiguration.class, Payouts.class);
+            context.register(BusinessConfiguration.class, LeaseAutoConfiguration.class, Payouts.class);
             context.refresh();
             Payouts payouts = context.getBean(Payouts.class);
             long id = System.nanoTime();

@@ -23,9 +23,7 @@ import dev.lease.LeaseKind;
 import dev.lease.LeaseSpec;
 import dev.lease.LeaseTemplate;
 import dev.lease.Leased;
-import dev.lease.autoconfigure.InMemoryLeaseAutoConfiguration;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
-import dev.lease.autoconfigure.RedisLeaseAutoConfiguration;
 import dev.lease.core.BackendRouter;
 import dev.lease.LeaseConfigurationException;
 import dev.lease.spi.LeaseBackend;
@@ -53,7 +51,6 @@ class RedisLeaseAutoConfigurationTest {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
-                        RedisLeaseAutoConfiguration.class, InMemoryLeaseAutoConfiguration.class,
                         LeaseAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port(),
                         "spring.data.redis.timeout=" + EmbeddedRedis.COMMAND_TIMEOUT.toMillis() + "ms");
@@ -154,8 +151,7 @@ class RedisLeaseAutoConfigurationTest {
     @Test
     void noRedisConnectionFactoryMeansNoRedisBackend() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(RedisLeaseAutoConfiguration.class,
-                        InMemoryLeaseAutoConfiguration.class, LeaseAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(LeaseAutoConfiguration.class))
                 .withPropertyValues("lease.backend=in-memory")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(RedisLeaseBackend.class));
     }
@@ -164,8 +160,7 @@ class RedisLeaseAutoConfigurationTest {
     void withoutSpringDataRedisTheBackendIsAbsentAndNamingItSaysHowToEnableIt() {
         // Without DataRedisAutoConfiguration, which itself needs spring-data-redis.
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(RedisLeaseAutoConfiguration.class,
-                        InMemoryLeaseAutoConfiguration.class, LeaseAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(LeaseAutoConfiguration.class))
                 .withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
                 .withPropertyValues("lease.backend=redis").run(context -> {
                     assertThat(context).hasFailed();

@@ -38,7 +38,6 @@ import dev.lease.LeaseLostException;
 import dev.lease.Leased;
 import dev.lease.autoconfigure.JdbcFenceAutoConfiguration;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
-import dev.lease.autoconfigure.ZooKeeperLeaseAutoConfiguration;
 import dev.lease.fence.JdbcFence;
 import dev.lease.fence.StaleTokenException;
 import dev.lease.testing.TcpProxy;
@@ -204,7 +203,7 @@ class FenceAtGrantEndToEndTest {
 
     @Configuration(proxyBeanMethods = false)
     @EnableTransactionManagement
-    @ImportAutoConfiguration({ZooKeeperLeaseAutoConfiguration.class, LeaseAutoConfiguration.class,
+    @ImportAutoConfiguration({LeaseAutoConfiguration.class,
             JdbcFenceAutoConfiguration.class})
     static class Instance {
 

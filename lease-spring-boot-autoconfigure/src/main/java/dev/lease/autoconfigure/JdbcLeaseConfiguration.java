@@ -8,12 +8,11 @@ import javax.sql.DataSource;
 import org.springframework.beans.BeanWrapper;
 import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.beans.BeansException;
-import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.dao.DataAccessException;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.env.Environment;
@@ -28,17 +27,12 @@ import dev.lease.jdbc.JdbcLeaseBackend;
  * on ZooKeeper does not get a lease table in its database. Creates the lease table per
  * {@code lease.jdbc.initialize-schema}.
  */
-@AutoConfiguration(before = LeaseAutoConfiguration.class,
-        afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+@Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(JdbcTemplate.class)
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnLeaseBackend(BackendType.JDBC)
-@EnableConfigurationProperties(LeaseProperties.class)
-public class JdbcLeaseAutoConfiguration {
+class JdbcLeaseConfiguration {
 
-    /** Instantiated by Spring Boot when the auto-configuration applies; applications do not create it. */
-    public JdbcLeaseAutoConfiguration() {
-    }
 
     @Bean
     @ConditionalOnMissingBean

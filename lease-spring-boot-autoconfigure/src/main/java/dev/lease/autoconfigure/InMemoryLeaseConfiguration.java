@@ -2,9 +2,9 @@ package dev.lease.autoconfigure;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import dev.lease.memory.InMemoryLeaseBackend;
 
@@ -12,15 +12,12 @@ import dev.lease.memory.InMemoryLeaseBackend;
  * The in-memory backend, created only when a {@code lease.*backend} property names it: an application that
  * forgot to configure a real backend must fail, not silently lock within one JVM.
  */
-@AutoConfiguration(before = LeaseAutoConfiguration.class)
+@Configuration(proxyBeanMethods = false)
 @ConditionalOnLeaseBackend(BackendType.IN_MEMORY)
-public class InMemoryLeaseAutoConfiguration {
+class InMemoryLeaseConfiguration {
 
-    private static final Log log = LogFactory.getLog(InMemoryLeaseAutoConfiguration.class);
+    private static final Log log = LogFactory.getLog(InMemoryLeaseConfiguration.class);
 
-    /** Instantiated by Spring Boot when the auto-configuration applies; applications do not create it. */
-    public InMemoryLeaseAutoConfiguration() {
-    }
 
     @Bean
     @ConditionalOnMissingBean

@@ -9,15 +9,13 @@ import java.util.stream.Stream;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -33,21 +31,17 @@ import dev.lease.redis.RedisLeaseBackend;
  * {@code EFFICIENCY} leases. {@code CORRECTNESS} leases routed to it are refused at startup, and so is a Redis that
  * does not answer once leases are routed to it.
  */
-@AutoConfiguration(before = LeaseAutoConfiguration.class, after = DataRedisAutoConfiguration.class)
+@Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(RedisConnectionFactory.class)
 @ConditionalOnLeaseBackend(BackendType.REDIS)
 @ConditionalOnBean(RedisConnectionFactory.class)
-@EnableConfigurationProperties(LeaseProperties.class)
-public class RedisLeaseAutoConfiguration {
+class RedisLeaseConfiguration {
 
-    private static final Log log = LogFactory.getLog(RedisLeaseAutoConfiguration.class);
+    private static final Log log = LogFactory.getLog(RedisLeaseConfiguration.class);
 
     private static final String CONNECTION_DETAILS =
             "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails";
 
-    /** Instantiated by Spring Boot when the auto-configuration applies; applications do not create it. */
-    public RedisLeaseAutoConfiguration() {
-    }
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
@@ -72,7 +66,7 @@ public class RedisLeaseAutoConfiguration {
             backend.ping();
         }
         catch (RuntimeException ex) {
-            String address = ClassUtils.isPresent(CONNECTION_DETAILS, RedisLeaseAutoConfiguration.class.getClassLoader())
+            String address = ClassUtils.isPresent(CONNECTION_DETAILS, RedisLeaseConfiguration.class.getClassLoader())
                     ? ConnectionDetails.address(beans) : null;
             throw new LeaseConfigurationException("Leases are routed to Redis, but Redis "
                     + (address != null ? "at " + address + " (spring.data.redis.*)" : "(the RedisConnectionFactory)")

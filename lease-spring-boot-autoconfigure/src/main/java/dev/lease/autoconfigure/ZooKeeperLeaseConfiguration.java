@@ -13,14 +13,13 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.client.ConnectStringParser;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Conditional;
 
 import dev.lease.Durations;
@@ -33,20 +32,16 @@ import dev.lease.zookeeper.ZooKeeperLeaseBackend;
  * Otherwise a client is created from {@code lease.zookeeper.*} and the application's
  * {@link CuratorFrameworkBuilderCustomizer}s, connected before startup goes on, and closed on shutdown. When every server refuses the connection, the startup fails at once, before the client starts.
  */
-@AutoConfiguration(before = LeaseAutoConfiguration.class)
+@Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(CuratorFramework.class)
 @ConditionalOnLeaseBackend(BackendType.ZOOKEEPER)
-@Conditional(ZooKeeperLeaseAutoConfiguration.ConnectStringOrClient.class)
-@EnableConfigurationProperties(LeaseProperties.class)
-public class ZooKeeperLeaseAutoConfiguration {
+@Conditional(ZooKeeperLeaseConfiguration.ConnectStringOrClient.class)
+class ZooKeeperLeaseConfiguration {
 
-    private static final Log log = LogFactory.getLog(ZooKeeperLeaseAutoConfiguration.class);
+    private static final Log log = LogFactory.getLog(ZooKeeperLeaseConfiguration.class);
 
     private static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
 
-    /** Instantiated by Spring Boot when the auto-configuration applies; applications do not create it. */
-    public ZooKeeperLeaseAutoConfiguration() {
-    }
 
     @Bean
     @ConditionalOnMissingBean(CuratorFramework.class)
