@@ -18,8 +18,10 @@ public final class LeaseSpec {
     private final Duration renewEvery;
     private final Duration waitFor;
     private final String fence;
+    private final String nameTemplate;
 
-    private LeaseSpec(String name, LeaseKind kind, Duration ttl, Duration renewEvery, Duration waitFor, String fence) {
+    private LeaseSpec(String name, LeaseKind kind, Duration ttl, Duration renewEvery, Duration waitFor, String fence,
+            String nameTemplate) {
         this.name = Objects.requireNonNull(name, "name");
         this.kind = Objects.requireNonNull(kind, "kind");
         this.ttl = positiveOrNull(ttl, "ttl");
@@ -35,6 +37,11 @@ public final class LeaseSpec {
                     : "fence at grant needs a fencing token, so it is for CORRECTNESS leases only, not " + kind));
         }
         this.fence = fence;
+        if (nameTemplate != null && nameTemplate.isBlank()) {
+            throw new IllegalArgumentException("Lease '" + name + "': the name template is blank; give the name as "
+                    + "declared, with one placeholder per varying part, such as 'invoice-{id}'");
+        }
+        this.nameTemplate = nameTemplate;
     }
 
     /**
@@ -45,7 +52,7 @@ public final class LeaseSpec {
      * @return the spec
      */
     public static LeaseSpec of(String name, LeaseKind kind) {
-        return new LeaseSpec(name, kind, null, null, Duration.ZERO, null);
+        return new LeaseSpec(name, kind, null, null, Duration.ZERO, null, null);
     }
 
     /**
@@ -56,7 +63,8 @@ public final class LeaseSpec {
      * @throws IllegalArgumentException when {@code ttl} is zero or negative
      */
     public LeaseSpec withTtl(Duration ttl) {
-        return new LeaseSpec(name, kind, Objects.requireNonNull(ttl, "ttl"), renewEvery, waitFor, fence);
+        return new LeaseSpec(name, kind, Objects.requireNonNull(ttl, "ttl"), renewEvery, waitFor, fence,
+                nameTemplate);
     }
 
     /**
@@ -67,7 +75,8 @@ public final class LeaseSpec {
      * @throws IllegalArgumentException when {@code renewEvery} is zero or negative
      */
     public LeaseSpec withRenewEvery(Duration renewEvery) {
-        return new LeaseSpec(name, kind, ttl, Objects.requireNonNull(renewEvery, "renewEvery"), waitFor, fence);
+        return new LeaseSpec(name, kind, ttl, Objects.requireNonNull(renewEvery, "renewEvery"), waitFor, fence,
+                nameTemplate);
     }
 
     /**
@@ -78,7 +87,7 @@ public final class LeaseSpec {
      * @throws IllegalArgumentException when {@code waitFor} is negative
      */
     public LeaseSpec withWaitFor(Duration waitFor) {
-        return new LeaseSpec(name, kind, ttl, renewEvery, waitFor, fence);
+        return new LeaseSpec(name, kind, ttl, renewEvery, waitFor, fence, nameTemplate);
     }
 
     /**
@@ -90,7 +99,23 @@ public final class LeaseSpec {
      * @throws IllegalArgumentException when the resource is blank or the lease is not {@code CORRECTNESS}
      */
     public LeaseSpec withFence(String resource) {
-        return new LeaseSpec(name, kind, ttl, renewEvery, waitFor, Objects.requireNonNull(resource, "resource"));
+        return new LeaseSpec(name, kind, ttl, renewEvery, waitFor, Objects.requireNonNull(resource, "resource"),
+                nameTemplate);
+    }
+
+    /**
+     * A copy that says how the name was made, for metrics and traces: they tag leases by this template, never by
+     * the name itself, so that per-entity names ({@code invoice-42}, {@code invoice-43}...) make one time series,
+     * not one per entity. {@code @Leased} passes its {@code name} attribute as written ({@code invoice-#{#id}});
+     * code that builds names itself should pass a fixed string such as {@code "invoice-{id}"}.
+     *
+     * @param nameTemplate the name as declared, before its varying parts were filled in
+     * @return the copy
+     * @throws IllegalArgumentException when the template is blank
+     */
+    public LeaseSpec withNameTemplate(String nameTemplate) {
+        return new LeaseSpec(name, kind, ttl, renewEvery, waitFor, fence,
+                Objects.requireNonNull(nameTemplate, "nameTemplate"));
     }
 
     /**
@@ -147,6 +172,16 @@ public final class LeaseSpec {
         return Optional.ofNullable(fence);
     }
 
+    /**
+     * How metrics and traces name this lease (their {@code lease.name} tag): the template set by
+     * {@link #withNameTemplate(String)}, else the name itself.
+     *
+     * @return the name template, or the name when none was set
+     */
+    public String nameTemplate() {
+        return nameTemplate != null ? nameTemplate : name;
+    }
+
     private static Duration positiveOrNull(Duration d, String what) {
         if (d != null && (d.isZero() || d.isNegative())) {
             throw new IllegalArgumentException(what + " must be positive, got " + Durations.format(d));
@@ -157,17 +192,19 @@ public final class LeaseSpec {
     @Override
     public boolean equals(Object o) {
         return o instanceof LeaseSpec s && name.equals(s.name) && kind == s.kind && Objects.equals(ttl, s.ttl)
-                && Objects.equals(renewEvery, s.renewEvery) && waitFor.equals(s.waitFor) && Objects.equals(fence, s.fence);
+                && Objects.equals(renewEvery, s.renewEvery) && waitFor.equals(s.waitFor) && Objects.equals(fence, s.fence)
+                && Objects.equals(nameTemplate, s.nameTemplate);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, kind, ttl, renewEvery, waitFor, fence);
+        return Objects.hash(name, kind, ttl, renewEvery, waitFor, fence, nameTemplate);
     }
 
     @Override
     public String toString() {
         return "LeaseSpec[name=" + name + ", kind=" + kind + ", ttl=" + ttl + ", renewEvery=" + renewEvery
-                + ", waitFor=" + waitFor + (fence != null ? ", fence=" + fence : "") + "]";
+                + ", waitFor=" + waitFor + (fence != null ? ", fence=" + fence : "")
+                + (nameTemplate != null ? ", nameTemplate=" + nameTemplate : "") + "]";
     }
 }

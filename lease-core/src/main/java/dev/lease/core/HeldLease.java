@@ -31,6 +31,8 @@ final class HeldLease implements Lease {
 
     private final String name;
     private final LeaseKind kind;
+    private final LeaseDescription description;
+    private final LeaseEngineListener listener;
     private final LeaseBackend<?> backend;
     private final Grant grant;
     private final BackendGrant<?> granted;
@@ -49,11 +51,14 @@ final class HeldLease implements Lease {
     private Future<?> renewalTick;
     private Future<?> renewalCall;
     private Future<?> watchdog;
+    private Runnable whenClosed;
 
-    HeldLease(String name, LeaseKind kind, BackendGrant<?> granted, Timing timing, long requestedAt,
-            RenewalExecutors executors, LongSupplier clock, Consumer<HeldLease> onClose) {
-        this.name = name;
-        this.kind = kind;
+    HeldLease(LeaseDescription description, BackendGrant<?> granted, Timing timing, long requestedAt,
+            RenewalExecutors executors, LongSupplier clock, Consumer<HeldLease> onClose, LeaseEngineListener listener) {
+        this.description = description;
+        this.name = description.name();
+        this.kind = description.kind();
+        this.listener = listener;
         this.granted = granted;
         this.backend = granted.backend();
         this.grant = granted.grant();
@@ -99,6 +104,10 @@ final class HeldLease implements Lease {
     @Override
     public boolean hasToken() {
         return grant.token().isPresent();
+    }
+
+    OptionalLong grantToken() {
+        return grant.token();
     }
 
     FencingToken tokenOrNull() {
@@ -168,7 +177,7 @@ final class HeldLease implements Lease {
     }
 
     /** Turns the lease invalid now and interrupts the thread running its section, if any. Idempotent. */
-    void markLost(String reason) {
+    void markLost(LossCause cause, String reason) {
         ThreadLeases.Frames frames;
         synchronized (lock) {
             if (lost || closed) {
@@ -179,8 +188,9 @@ final class HeldLease implements Lease {
             cancelTasks();
             frames = boundTo;
         }
-        log.warn("Lease " + nameAndToken() + " on " + backend.id() + " lost: " + reason
+        log.warn("Lease " + nameAndToken() + " on " + backend.id() + " lost (" + cause.tag() + "): " + reason
                 + (frames != null ? "; interrupting " + frames.threadName() : ""));
+        listener.lost(description, grant.token(), cause);
         if (frames != null) {
             frames.interruptFor(this);
         }
@@ -198,6 +208,7 @@ final class HeldLease implements Lease {
      */
     void close(boolean releaseLostInBackground) {
         boolean wasLost;
+        Runnable closedHook;
         synchronized (lock) {
             if (closed) {
                 return;
@@ -205,8 +216,12 @@ final class HeldLease implements Lease {
             wasLost = lost;
             closed = true;
             cancelTasks();
+            closedHook = whenClosed;
         }
         onClose.accept(this);
+        if (closedHook != null) {
+            closedHook.run();
+        }
         if (wasLost && releaseLostInBackground) {
             executors.runInBackground(backend.id(), () -> release(true));
         }
@@ -236,6 +251,17 @@ final class HeldLease implements Lease {
         }
     }
 
+    /** Runs {@code hook} once the lease is closed: at once if it already is. */
+    void whenClosed(Runnable hook) {
+        synchronized (lock) {
+            if (!closed) {
+                whenClosed = hook;
+                return;
+            }
+        }
+        hook.run();
+    }
+
     private void scheduleRenewal(long delayNanos) {
         renewalTick = executors.timer().schedule(() -> {
             synchronized (lock) {
@@ -255,40 +281,47 @@ final class HeldLease implements Lease {
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             renewalFailed(start, "was interrupted", ex);
-            markLost("renewal was interrupted");
+            markLost(LossCause.RENEWAL_FAILED, "renewal was interrupted");
             return;
         }
         catch (Exception ex) {
             renewalFailed(start, "failed", ex);
-            markLost("renewal failed: " + ex);
+            markLost(LossCause.RENEWAL_FAILED, "renewal failed: " + ex);
             return;
         }
         if (!stillOurs) {
             renewalFailed(start, "was refused (the grant is no longer held)", null);
-            markLost("the " + backend.id() + " backend no longer holds this grant (expired, taken over or deleted)");
+            markLost(LossCause.BACKEND_REPORTED,
+                    "the " + backend.id() + " backend no longer holds this grant (expired, taken over or deleted)");
             return;
         }
+        boolean inTime;
         synchronized (lock) {
             if (lost || closed) {
                 return;
             }
             // Validity is monotone: once this process could have seen the lease invalid, a renewal answered late
             // must not make it valid again, so a passed deadline never moves.
-            if (nanosLeft() > 0) {
+            inTime = nanosLeft() > 0;
+            if (inTime) {
                 long extended = start + timing.ttl().toNanos();
                 if (extended - deadline > 0) {
                     deadline = extended;
                 }
                 scheduleRenewal(timing.renewEvery().toNanos() - (clock.getAsLong() - start));
-                return;
             }
         }
+        if (inTime) {
+            listener.renewed(description, true);
+            return;
+        }
         renewalFailed(start, "succeeded too late (after the local validity ran out)", null);
-        markLost(expired());
+        markLost(LossCause.DEADLINE, expired());
     }
 
     /** The loss that follows is logged at WARN; this adds the backend's own error and how long the call took. */
     private void renewalFailed(long start, String outcome, Throwable cause) {
+        listener.renewed(description, false);
         if (log.isDebugEnabled()) {
             log.debug("Renewal of lease " + nameAndToken() + " on " + backend.id() + " " + outcome + " after "
                     + Durations.formatNanos(clock.getAsLong() - start), cause);
@@ -306,7 +339,7 @@ final class HeldLease implements Lease {
                 return;
             }
         }
-        markLost(expired());
+        markLost(LossCause.DEADLINE, expired());
     }
 
     private String expired() {

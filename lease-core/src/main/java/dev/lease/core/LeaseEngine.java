@@ -60,6 +60,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     /** What a held lease's validity (its local deadline) is measured on: {@link #clock}, except in tests. */
     private final LongSupplier validityClock;
     private final GrantFence grantFence;
+    private final Listeners listeners;
     private final Set<HeldLease> live = ConcurrentHashMap.newKeySet();
     /** Set once, under the lock of {@link #live}, when closing starts. */
     private volatile boolean closing;
@@ -78,7 +79,18 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
      * @param grantFence the fence advanced at grant for leases that name a fence resource, or null when there is none
      */
     public LeaseEngine(BackendRouter router, LeaseDefaults defaults, GrantFence grantFence) {
-        this(router, defaults, grantFence, System::nanoTime);
+        this(router, defaults, grantFence, List.of());
+    }
+
+    /**
+     * @param router which backend serves each kind
+     * @param defaults ttl and renewal interval for leases that set none
+     * @param grantFence the fence advanced at grant for leases that name a fence resource, or null when there is none
+     * @param listeners told about acquires, renewals and losses (metrics, traces), in this order
+     */
+    public LeaseEngine(BackendRouter router, LeaseDefaults defaults, GrantFence grantFence,
+            List<? extends LeaseEngineListener> listeners) {
+        this(router, defaults, grantFence, System::nanoTime, System::nanoTime, listeners);
     }
 
     LeaseEngine(BackendRouter router, LeaseDefaults defaults, LongSupplier monotonicClock) {
@@ -89,13 +101,19 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         this(router, defaults, grantFence, monotonicClock, monotonicClock);
     }
 
+    LeaseEngine(BackendRouter router, LeaseDefaults defaults, GrantFence grantFence, LongSupplier monotonicClock,
+            LongSupplier validityClock) {
+        this(router, defaults, grantFence, monotonicClock, validityClock, List.of());
+    }
+
     /**
      * @param validityClock the clock held leases measure their validity on; a clock that stands still gives an engine
      *        without a local deadline, which the fault suite runs as a mutant its checks must catch
      */
     LeaseEngine(BackendRouter router, LeaseDefaults defaults, GrantFence grantFence, LongSupplier monotonicClock,
-            LongSupplier validityClock) {
+            LongSupplier validityClock, List<? extends LeaseEngineListener> listeners) {
         this.router = router;
+        this.listeners = new Listeners(listeners);
         this.defaults = defaults;
         this.grantFence = grantFence;
         this.clock = monotonicClock;
@@ -218,7 +236,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
             held = List.copyOf(live);
         }
         for (HeldLease lease : held) {
-            lease.markLost("the lease engine was closed (application shutting down)");
+            lease.markLost(LossCause.SHUTDOWN, "the lease engine was closed (application shutting down)");
             lease.close(false);
         }
         executors.close();
@@ -261,6 +279,25 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
      * reconnect) is retried with the same backoff while time is left, and only the last one is thrown.
      */
     private Optional<HeldLease> acquire(Resolved resolved) {
+        LeaseEngineListener.Acquisition observed = listeners.acquiring(resolved.description());
+        Optional<HeldLease> lease;
+        try {
+            lease = acquireOrWait(resolved);
+        }
+        catch (RuntimeException | Error ex) {
+            observed.failed(ex);
+            throw ex;
+        }
+        if (lease.isPresent()) {
+            lease.get().whenClosed(observed.granted(lease.get().grantToken()));
+        }
+        else {
+            observed.busy();
+        }
+        return lease;
+    }
+
+    private Optional<HeldLease> acquireOrWait(Resolved resolved) {
         long waitNanos = resolved.waitFor().toNanos();
         long begin = clock.getAsLong();
         Backoff backoff = new Backoff();
@@ -346,8 +383,8 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         if (grant.isEmpty()) {
             return Optional.empty();
         }
-        HeldLease lease = new HeldLease(resolved.name(), resolved.kind(), grant.get(), resolved.timing(), requestedAt,
-                executors, validityClock, live::remove);
+        HeldLease lease = new HeldLease(resolved.description(), grant.get(), resolved.timing(), requestedAt,
+                executors, validityClock, live::remove, listeners);
         boolean registered;
         synchronized (live) {
             registered = !closing && live.add(lease);
@@ -381,7 +418,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
             grantFence.advanceAtGrant(resource, lease.token());
         }
         catch (RuntimeException ex) {
-            lease.markLost("the fence of resource '" + resource + "' could not be advanced to its token at grant, so "
+            lease.markLost(LossCause.FENCE_REFUSED, "the fence of resource '" + resource + "' could not be advanced to its token at grant, so "
                     + "the lease cannot be relied on (a fence that already accepted a newer token means a later holder "
                     + "superseded it before its work started): " + ex.getMessage());
             throw lease.lostException(ex);
@@ -531,7 +568,8 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         if (spec.fence().isPresent()) {
             checkFenceAtGrant(culprit, spec.kind());
         }
-        return new Resolved(name, spec.kind(), backend, timing, spec.waitFor(), spec.fence().orElse(null));
+        return new Resolved(name, spec.kind(), backend, timing, spec.waitFor(), spec.fence().orElse(null),
+                spec.nameTemplate());
     }
 
     private LeaseBackend<?> backendFor(String culprit, LeaseKind kind) {
@@ -544,7 +582,11 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     }
 
     private record Resolved(String name, LeaseKind kind, LeaseBackend<?> backend, Timing timing, Duration waitFor,
-            String fence) {
+            String fence, String nameTemplate) {
+
+        LeaseDescription description() {
+            return new LeaseDescription(name, nameTemplate, kind, backend.id());
+        }
 
         LeaseUnavailableException unavailable(Exception cause) {
             return new LeaseUnavailableException(name, waitFor, backend.id(), cause);

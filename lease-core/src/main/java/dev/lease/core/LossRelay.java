@@ -23,7 +23,7 @@ final class LossRelay implements LossListener {
             }
             target = lease;
         }
-        target.markLost(reason);
+        target.markLost(LossCause.BACKEND_REPORTED, reason);
     }
 
     void attach(HeldLease target) {
@@ -33,7 +33,7 @@ final class LossRelay implements LossListener {
             loss = earlyLoss;
         }
         if (loss != null) {
-            target.markLost(loss);
+            target.markLost(LossCause.BACKEND_REPORTED, loss);
         }
     }
 }

@@ -304,7 +304,7 @@ class LeaseEngineTest {
         Future<Object> call = pool.submit(() -> engine.execute(spec("outer-lost").withTtl(Duration.ofMinutes(5)), outer -> {
             try {
                 engine.execute(spec("inner-fine").withTtl(Duration.ofMinutes(5)), inner -> {
-                    ((HeldLease) outer).markLost("outer taken over");
+                    ((HeldLease) outer).markLost(LossCause.BACKEND_REPORTED, "outer taken over");
                     return null;
                 });
             }
@@ -354,8 +354,8 @@ class LeaseEngineTest {
             assertThat(inInner.await(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
             HeldLease first = innerFirst ? innerLease.get() : outerLease.get();
             HeldLease second = innerFirst ? outerLease.get() : innerLease.get();
-            first.markLost("session suspended");
-            second.markLost("session suspended");
+            first.markLost(LossCause.BACKEND_REPORTED, "session suspended");
+            second.markLost(LossCause.BACKEND_REPORTED, "session suspended");
             assertThatThrownBy(() -> call.get(seconds(20).toMillis(), TimeUnit.MILLISECONDS)).cause()
                     .isInstanceOf(LeaseLostException.class).hasMessageContaining("batch");
             assertThat(outerInterrupted).as("outer body interrupted (inner lost first: %s)", innerFirst).isTrue();
@@ -367,7 +367,7 @@ class LeaseEngineTest {
     void anInterruptThatWasNotOursSurvivesTheLostSection() {
         assertThatThrownBy(() -> engine.execute(spec("foreign"), lease -> {
             Thread.currentThread().interrupt();
-            ((HeldLease) lease).markLost("taken over");
+            ((HeldLease) lease).markLost(LossCause.BACKEND_REPORTED, "taken over");
             return null;
         })).isInstanceOf(LeaseLostException.class);
         assertThat(Thread.interrupted()).as("the caller's own interrupt is kept").isTrue();

@@ -36,13 +36,16 @@ public final class FencedTable {
 
     private final JdbcOperations jdbc;
     private final OwnTransaction ownTransaction;
+    private final FenceListener listener;
     private final String table;
     private final String keyColumn;
     private final String fenceColumn;
 
-    FencedTable(JdbcOperations jdbc, OwnTransaction ownTransaction, String table, String keyColumn, String fenceColumn) {
+    FencedTable(JdbcOperations jdbc, OwnTransaction ownTransaction, FenceListener listener, String table,
+            String keyColumn, String fenceColumn) {
         this.jdbc = jdbc;
         this.ownTransaction = ownTransaction;
+        this.listener = listener;
         this.table = table;
         this.keyColumn = keyColumn;
         this.fenceColumn = fenceColumn;
@@ -101,8 +104,8 @@ public final class FencedTable {
         if (current != null && current == token.value()) {
             return;
         }
-        throw new StaleTokenException(resource(key), token, current == null ? 0 : current,
-                StaleTokenException.resetStatement(table, fenceColumn, keyColumn, key));
+        throw JdbcFence.rejected(listener, table, new StaleTokenException(resource(key), token,
+                current == null ? 0 : current, StaleTokenException.resetStatement(table, fenceColumn, keyColumn, key)));
     }
 
     /**

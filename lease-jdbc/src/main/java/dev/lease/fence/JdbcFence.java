@@ -59,6 +59,7 @@ public final class JdbcFence implements GrantFence {
 
     private final JdbcOperations jdbc;
     private final OwnTransaction ownTransaction;
+    private final FenceListener listener;
     private volatile Platform platform;
 
     /**
@@ -68,8 +69,21 @@ public final class JdbcFence implements GrantFence {
      *        writes the fence protects (the application's {@code JdbcTemplate} is the right one)
      */
     public JdbcFence(JdbcOperations jdbc) {
+        this(jdbc, (table, rejection) -> { });
+    }
+
+    /**
+     * A fence over the given operations that tells {@code listener} about every stale token it refuses, here and in
+     * its {@link #table tables}.
+     *
+     * @param jdbc operations on the DataSource the fenced resource lives in, bound to the same transactions as the
+     *        writes the fence protects (the application's {@code JdbcTemplate} is the right one)
+     * @param listener told of each refusal, such as the auto-configuration's {@code lease.fence.rejected} counter
+     */
+    public JdbcFence(JdbcOperations jdbc, FenceListener listener) {
         this.jdbc = Objects.requireNonNull(jdbc, "jdbc");
         this.ownTransaction = new OwnTransaction(jdbc);
+        this.listener = Objects.requireNonNull(listener, "listener");
     }
 
     /**
@@ -110,7 +124,18 @@ public final class JdbcFence implements GrantFence {
         if (current.getAsLong() == value) {
             return;
         }
-        throw new StaleTokenException(resource, token, current.getAsLong());
+        throw rejected(listener, TABLE, new StaleTokenException(resource, token, current.getAsLong()));
+    }
+
+    /** Tells the listener, whatever it throws: a refused write must reach its caller as a refusal. */
+    static StaleTokenException rejected(FenceListener listener, String table, StaleTokenException rejection) {
+        try {
+            listener.rejected(table, rejection);
+        }
+        catch (RuntimeException ignored) {
+            // Observing a refusal must not turn it into another error.
+        }
+        return rejection;
     }
 
     private void requireTransactionOfItsDataSource(String resource, FencingToken token) {
@@ -201,7 +226,7 @@ public final class JdbcFence implements GrantFence {
      * @throws IllegalArgumentException when a name is not a plain SQL identifier
      */
     public FencedTable table(String table, String keyColumn, String fenceColumn) {
-        return new FencedTable(jdbc, ownTransaction, SqlIdentifiers.table(table, "fenced table"),
+        return new FencedTable(jdbc, ownTransaction, listener, SqlIdentifiers.table(table, "fenced table"),
                 SqlIdentifiers.column(keyColumn, "key column"), SqlIdentifiers.column(fenceColumn, "fence column"));
     }
 

@@ -91,7 +91,7 @@ class LeaseEngineLoggingTest {
                 .contains("Renewal of lease 'ledger' (token 1) on scripted failed")
                 .contains("at dev.lease.core.ScriptedBackend.renew"));
         assertThat(line(output, "Renewal of lease 'ledger' (token 1) on scripted failed")).contains("DEBUG");
-        assertThat(line(output, "Lease 'ledger' (token 1) on scripted lost: renewal failed")).contains("WARN");
+        assertThat(line(output, "Lease 'ledger' (token 1) on scripted lost (renewal-failed): renewal failed")).contains("WARN");
     }
 
     private static String line(CapturedOutput output, String text) {

@@ -11,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -104,6 +105,33 @@ abstract class JdbcFenceTest {
         assertThat(fence.current(resource)).hasValue(5);
         inTransaction(() -> fence.advance(resource, token(6)));
         assertThat(fence.current(resource)).hasValue(6);
+    }
+
+    /** What the auto-configuration's lease.fence.rejected counter counts: refusals only, tagged by table. */
+    @Test
+    void everyRefusalAndOnlyThoseIsToldToTheListenerWithItsTable() {
+        List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        JdbcFence observed = new JdbcFence(jdbc, (table, rejection) -> told.add(table + " " + rejection.resource()
+                + " " + rejection.presented().value() + "<" + rejection.current()));
+        long id = System.nanoTime();
+        jdbc.update("INSERT INTO account (id, balance, fence) VALUES (?, 0, NULL)", id);
+        FencedTable accounts = observed.table("account", "id");
+
+        inTransaction(() -> observed.advance(resource, token(5)));
+        inTransaction(() -> observed.advance(resource, token(5)));
+        inTransaction(() -> accounts.update(id, token(3), Map.of("balance", 10)));
+        assertThat(told).isEmpty();
+        assertThatThrownBy(() -> inTransaction(() -> observed.advance(resource, token(4))))
+                .isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> inTransaction(() -> accounts.update(id, token(2), Map.of("balance", 666))))
+                .isInstanceOf(StaleTokenException.class);
+        assertThat(told).containsExactly("lease_fence " + resource + " 4<5", "account account[id=" + id + "] 2<3");
+
+        JdbcFence broken = new JdbcFence(jdbc, (table, rejection) -> {
+            throw new IllegalStateException("metrics are down");
+        });
+        assertThatThrownBy(() -> inTransaction(() -> broken.advance(resource, token(1))))
+                .as("a failing listener does not hide the refusal").isInstanceOf(StaleTokenException.class);
     }
 
     /**

@@ -27,7 +27,7 @@ record LeasedMethod(Method method, NameTemplate name, LeaseKind kind, Duration t
 
     /** @param fenceResource the evaluated fence resource, or null for none */
     LeaseSpec spec(String name, String fenceResource) {
-        LeaseSpec spec = LeaseSpec.of(name, kind).withWaitFor(waitFor);
+        LeaseSpec spec = LeaseSpec.of(name, kind).withWaitFor(waitFor).withNameTemplate(this.name.declared());
         if (fenceResource != null) {
             spec = spec.withFence(fenceResource);
         }

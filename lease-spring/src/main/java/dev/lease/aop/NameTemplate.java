@@ -138,6 +138,11 @@ record NameTemplate(String literal, Expression template) {
                 : new Expression[] {template};
     }
 
+    /** The text as written in the annotation: the literal, or the template with its {@code #{...}} parts. */
+    String declared() {
+        return literal != null ? literal : template.getExpressionString();
+    }
+
     /**
      * The name for one call. Each {@code #{...}} part must yield a value: a misspelt parameter (or one whose name was
      * not compiled in) would otherwise evaluate to nothing and silently put every call under one shared name.
@@ -172,7 +177,7 @@ record NameTemplate(String literal, Expression template) {
 
     /** The literal or the template as written, quoted. */
     String describe() {
-        return "'" + (literal != null ? literal : template.getExpressionString()) + "'";
+        return "'" + declared() + "'";
     }
 
     /** The lease name is already quoted in {@code where}; other attributes are quoted here. */

@@ -1,0 +1,205 @@
+package dev.lease.core;
+
+import static dev.lease.testing.TestTiming.millis;
+import static dev.lease.testing.TestTiming.seconds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.lease.Lease;
+import dev.lease.LeaseKind;
+import dev.lease.LeaseLostException;
+import dev.lease.LeaseSpec;
+import dev.lease.LeaseUnavailableException;
+import dev.lease.memory.InMemoryLeaseBackend;
+import dev.lease.spi.LeaseBackend;
+
+/** What the engine tells its listeners: the contract the Micrometer binding of the auto-configuration counts on. */
+class LeaseEngineListenerTest {
+
+    private final Recorder events = new Recorder();
+    private LeaseEngine engine;
+
+    @AfterEach
+    void close() {
+        if (engine != null) {
+            engine.close();
+        }
+    }
+
+    @Test
+    void anAcquireIsToldOnceHowItEndedAndTheHoldEndsWithTheRelease() throws Throwable {
+        engine = engineOver(new InMemoryLeaseBackend(), events);
+        LeaseSpec spec = LeaseSpec.of("invoice-42", LeaseKind.CORRECTNESS).withNameTemplate("invoice-#{#id}");
+        engine.run(spec, lease -> {
+            assertThat(events.list).containsExactly("acquiring invoice-42 invoice-#{#id} CORRECTNESS in-memory",
+                    "granted invoice-42 token " + lease.token().value());
+            String reentered = engine.run(LeaseSpec.of("invoice-42", LeaseKind.CORRECTNESS), inner -> "reentered", null);
+            assertThat(reentered).isEqualTo("reentered");
+            assertThat(events.list).as("re-entering a held lease is not an acquire").hasSize(2);
+            return null;
+        }, null);
+        assertThat(events.list).hasSize(3).last().isEqualTo("closed invoice-42");
+    }
+
+    @Test
+    void aBusyLeaseIsBusyAndAFailedAcquireIsAFailure() throws Throwable {
+        engine = engineOver(new InMemoryLeaseBackend(), events);
+        LeaseSpec spec = LeaseSpec.of("report", LeaseKind.EFFICIENCY);
+        String granted;
+        try (Lease held = engine.acquire(spec)) {
+            granted = "granted report token " + held.token().value();
+            assertThat(engine.tryAcquire(spec)).isEmpty();
+            assertThatThrownBy(() -> engine.acquire(spec)).isInstanceOf(LeaseUnavailableException.class);
+        }
+        assertThat(events.list).filteredOn(event -> !event.startsWith("acquiring")).containsExactly(
+                granted, "busy report", "busy report", "closed report");
+
+        ScriptedBackend failing = new ScriptedBackend();
+        failing.acquireFailures.set(1);
+        LeaseEngine other = engineOver(failing, events);
+        try {
+            events.list.clear();
+            assertThatThrownBy(() -> other.acquire(LeaseSpec.of("ledger", LeaseKind.CORRECTNESS)))
+                    .isInstanceOf(LeaseUnavailableException.class);
+            assertThat(events.list).containsExactly("acquiring ledger ledger CORRECTNESS scripted",
+                    "failed ledger LeaseUnavailableException");
+        }
+        finally {
+            other.close();
+        }
+    }
+
+    @Test
+    void renewalsAndEachLossCauseAreReported() throws Throwable {
+        ScriptedBackend scripted = new ScriptedBackend();
+        engine = engineOver(scripted, events);
+        LeaseSpec spec = LeaseSpec.of("ledger", LeaseKind.CORRECTNESS).withTtl(millis(600)).withRenewEvery(millis(100));
+
+        Lease refused = engine.acquire(spec);
+        await().atMost(seconds(10)).until(() -> events.list.contains("renewed ledger true"));
+        scripted.renewal.set(ScriptedBackend.Renewal.REFUSE);
+        await().atMost(seconds(10)).until(() -> events.list.contains("lost ledger backend-reported token 1"));
+        assertThat(events.list).contains("renewed ledger false");
+        refused.close();
+
+        scripted.renewal.set(ScriptedBackend.Renewal.FAIL);
+        Lease failed = engine.acquire(spec);
+        await().atMost(seconds(10)).until(() -> events.list.contains("lost ledger renewal-failed token 2"));
+        failed.close();
+
+        scripted.renewal.set(ScriptedBackend.Renewal.HANG);
+        Lease expired = engine.acquire(spec);
+        await().atMost(seconds(10)).until(() -> events.list.contains("lost ledger deadline token 3"));
+        expired.close();
+        scripted.hang.countDown();
+
+        scripted.renewal.set(ScriptedBackend.Renewal.OK);
+        Lease reported = engine.acquire(spec);
+        scripted.lastListener.get().leaseLost("holder node deleted");
+        assertThat(events.list).contains("lost ledger backend-reported token 4");
+        reported.close();
+
+        engine.acquire(spec);
+        engine.close();
+        assertThat(events.list).contains("lost ledger shutdown token 5").last().isEqualTo("closed ledger");
+    }
+
+    @Test
+    void aTokenTheFenceRefusesAtGrantIsAFailedAcquireAndAFenceLoss() {
+        ScriptedBackend scripted = new ScriptedBackend();
+        engine = new LeaseEngine(BackendRouter.of(routes(scripted)), LeaseDefaults.standard(),
+                (resource, token) -> {
+                    throw new IllegalStateException("fence of " + resource + " is at 99");
+                }, List.of(events));
+        assertThatThrownBy(() -> engine.acquire(LeaseSpec.of("ledger", LeaseKind.CORRECTNESS).withFence("invoice-1")))
+                .isInstanceOf(LeaseLostException.class);
+        assertThat(events.list).containsExactly("acquiring ledger ledger CORRECTNESS scripted",
+                "lost ledger fence-refused token 1", "failed ledger LeaseLostException");
+    }
+
+    @Test
+    void aListenerThatThrowsChangesNothing() throws Throwable {
+        LeaseEngineListener broken = new LeaseEngineListener() {
+            @Override
+            public Acquisition acquiring(LeaseDescription lease) {
+                throw new IllegalStateException("metrics are broken");
+            }
+
+            @Override
+            public void lost(LeaseDescription lease, OptionalLong token, LossCause cause) {
+                throw new IllegalStateException("metrics are broken");
+            }
+        };
+        ScriptedBackend scripted = new ScriptedBackend();
+        engine = new LeaseEngine(BackendRouter.of(routes(scripted)), LeaseDefaults.standard(), null,
+                List.of(broken, events));
+        String done = engine.run(LeaseSpec.of("ledger", LeaseKind.CORRECTNESS), lease -> "done", null);
+        assertThat(done).isEqualTo("done");
+        Lease lease = engine.acquire(LeaseSpec.of("ledger", LeaseKind.CORRECTNESS));
+        scripted.lastListener.get().leaseLost("holder node deleted");
+        assertThat(lease.isValid()).isFalse();
+        assertThat(events.list).contains("closed ledger", "lost ledger backend-reported token 2");
+    }
+
+    private static LeaseEngine engineOver(LeaseBackend<?> backend, LeaseEngineListener listener) {
+        return new LeaseEngine(BackendRouter.of(routes(backend)), LeaseDefaults.standard(), null, List.of(listener));
+    }
+
+    private static Map<LeaseKind, LeaseBackend<?>> routes(LeaseBackend<?> backend) {
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
+        routes.put(LeaseKind.CORRECTNESS, backend);
+        routes.put(LeaseKind.EFFICIENCY, backend);
+        return routes;
+    }
+
+    /** Every event as one line, in order. */
+    private static final class Recorder implements LeaseEngineListener {
+
+        final List<String> list = new CopyOnWriteArrayList<>();
+
+        @Override
+        public Acquisition acquiring(LeaseDescription lease) {
+            list.add("acquiring " + lease.name() + " " + lease.nameTemplate() + " " + lease.kind() + " "
+                    + lease.backend());
+            return new Acquisition() {
+                @Override
+                public Runnable granted(OptionalLong token) {
+                    list.add("granted " + lease.name() + " token "
+                            + (token.isPresent() ? String.valueOf(token.getAsLong()) : "none"));
+                    return () -> list.add("closed " + lease.name());
+                }
+
+                @Override
+                public void busy() {
+                    list.add("busy " + lease.name());
+                }
+
+                @Override
+                public void failed(Throwable error) {
+                    list.add("failed " + lease.name() + " " + error.getClass().getSimpleName());
+                }
+            };
+        }
+
+        @Override
+        public void renewed(LeaseDescription lease, boolean succeeded) {
+            list.add("renewed " + lease.name() + " " + succeeded);
+        }
+
+        @Override
+        public void lost(LeaseDescription lease, OptionalLong token, LossCause cause) {
+            list.add("lost " + lease.name() + " " + cause.tag() + " token "
+                    + (token.isPresent() ? String.valueOf(token.getAsLong()) : "none"));
+        }
+    }
+}
