@@ -2,9 +2,7 @@ package dev.lease.benchmarks;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -20,20 +18,18 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import redis.embedded.RedisServer;
+import dev.lease.testing.EmbeddedRedis;
+import dev.lease.testing.PostgresServer;
 
 /**
  * The three real servers every contender runs against in one run: an in-process ZooKeeper (curator-test), a
- * redis-server child process (embedded-redis) and a PostgreSQL child process (zonky). Clients made here are closed
- * with the servers.
+ * redis-server child process (lease-test's EmbeddedRedis) and a PostgreSQL child process (lease-test's
+ * PostgresServer). Clients made here are closed with the servers.
  */
 final class Servers implements AutoCloseable {
 
@@ -41,13 +37,13 @@ final class Servers implements AutoCloseable {
 
     final TestingServer zookeeper;
     final int redisPort;
-    private final RedisServer redis;
-    final EmbeddedPostgres postgres;
+    private final EmbeddedRedis redis;
+    final PostgresServer postgres;
     private final java.util.List<AutoCloseable> clients = new java.util.ArrayList<>();
 
-    private Servers(TestingServer zookeeper, int redisPort, RedisServer redis, EmbeddedPostgres postgres) {
+    private Servers(TestingServer zookeeper, EmbeddedRedis redis, PostgresServer postgres) {
         this.zookeeper = zookeeper;
-        this.redisPort = redisPort;
+        this.redisPort = redis.port();
         this.redis = redis;
         this.postgres = postgres;
     }
@@ -55,12 +51,7 @@ final class Servers implements AutoCloseable {
     static Servers start() throws Exception {
         TestingServer zk = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 250, -1,
                 Map.of("maxSessionTimeout", "600000", "4lw.commands.whitelist", "*")), true);
-        int port = freePort();
-        RedisServer redis = RedisServer.newRedisServer().port(port).bind("127.0.0.1")
-                .setting("save \"\"").setting("appendonly no").build();
-        redis.start();
-        EmbeddedPostgres pg = EmbeddedPostgres.builder().start();
-        return new Servers(zk, port, redis, pg);
+        return new Servers(zk, EmbeddedRedis.start(), PostgresServer.start());
     }
 
     /** A new, connected Curator client: one per simulated application instance. */
@@ -76,22 +67,15 @@ final class Servers implements AutoCloseable {
         return client;
     }
 
-    /** A new Lettuce connection factory: one per simulated application instance. */
+    /** A new Lettuce connection factory, closed with the server: one per simulated application instance. */
     LettuceConnectionFactory redisFactory() {
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(
-                new RedisStandaloneConfiguration("127.0.0.1", redisPort),
-                LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2))
-                        .shutdownTimeout(Duration.ZERO).build());
-        factory.afterPropertiesSet();
-        factory.start();
-        track(factory::destroy);
-        return factory;
+        return redis.connectionFactory(redisPort, Duration.ofSeconds(2));
     }
 
     /** A new connection pool, as an application would have: one per simulated application instance. */
     DataSource pool(String name) {
         HikariConfig config = new HikariConfig();
-        config.setDataSource(postgres.getPostgresDatabase());
+        config.setDataSource(postgres.dataSource());
         config.setMaximumPoolSize(16);
         config.setPoolName(name);
         HikariDataSource ds = new HikariDataSource(config);
@@ -156,17 +140,7 @@ final class Servers implements AutoCloseable {
             }
         }
         postgres.close();
-        redis.stop();
+        redis.close();
         zookeeper.close();
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
     }
 }

@@ -1,55 +1,43 @@
 package dev.lease.faults;
 
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
 import org.postgresql.ds.PGSimpleDataSource;
-import org.springframework.util.FileSystemUtils;
 
+import dev.lease.testing.PostgresServer;
 import dev.lease.testing.TestTiming;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 /**
- * An embedded PostgreSQL that can crash and come back: a fixed data directory and port, so a restart keeps the
- * tables and the URLs, and {@code synchronous_commit=on} (the embedded default is off), so that a commit is
- * acknowledged only once its WAL is flushed: an acknowledged write then survives the crash, and a lost one is a
+ * An embedded PostgreSQL that can crash and come back: a {@link PostgresServer}, whose restart keeps the tables and
+ * the URLs, with {@code synchronous_commit=on} and {@code fsync=on} (the embedded defaults are off), so that a commit
+ * is acknowledged only once its WAL is flushed: an acknowledged write then survives the crash, and a lost one is a
  * real finding. {@link #crash()} is {@code pg_ctl stop -m immediate}: SIGQUIT to the postmaster, no checkpoint,
  * crash recovery on the next start.
  */
 final class CrashablePostgres implements AutoCloseable {
 
-    private final Path dataDirectory;
-    private final int port;
-    private volatile EmbeddedPostgres postgres;
+    private final PostgresServer server;
 
-    private CrashablePostgres(Path dataDirectory, int port) {
-        this.dataDirectory = dataDirectory;
-        this.port = port;
+    private CrashablePostgres(PostgresServer server) {
+        this.server = server;
     }
 
-    static CrashablePostgres start(String name) throws IOException {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        CrashablePostgres pg = new CrashablePostgres(Files.createTempDirectory("lease-" + name + "-pg"), port);
-        pg.up();
-        return pg;
+    static CrashablePostgres start() throws IOException {
+        return new CrashablePostgres(PostgresServer.start(Map.of("synchronous_commit", "on", "fsync", "on",
+                "max_connections", "300")));
     }
 
     int port() {
-        return port;
+        return server.port();
     }
 
     /** A superuser DataSource straight to the server, one connection per call. */
     DataSource dataSource() {
-        return dataSource(port, Map.of());
+        return dataSource(port(), Map.of());
     }
 
     /**
@@ -81,8 +69,7 @@ final class CrashablePostgres implements AutoCloseable {
 
     /** Kills the server the way {@code pg_ctl stop -m immediate} does and waits until it is gone. */
     synchronized void crash() throws IOException, InterruptedException {
-        // The process zonky started is pg_ctl's, long gone; the postmaster's pid is in the data directory.
-        long pid = Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).trim());
+        long pid = server.pid();
         ProcessHandle postmaster = ProcessHandle.of(pid).orElseThrow(() -> new IOException("no postmaster " + pid));
         Signals.send(pid, "QUIT");
         try {
@@ -91,25 +78,17 @@ final class CrashablePostgres implements AutoCloseable {
         catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
             throw new IOException("the postmaster " + pid + " did not exit after SIGQUIT", ex);
         }
-        EmbeddedPostgres down = postgres;
-        postgres = null;
-        // Its pg_ctl stop fails (nothing runs); what it still does is let go of the data directory's lock.
-        down.close();
+        // Nothing runs any more: stopping only lets go of the data directory's lock.
+        server.stop();
     }
 
     /** Starts the server again on the same data directory and port; crash recovery replays the WAL. */
     synchronized void up() throws IOException {
-        postgres = EmbeddedPostgres.builder().setDataDirectory(dataDirectory).setCleanDataDirectory(false)
-                .setPort(port).setServerConfig("synchronous_commit", "on").setServerConfig("fsync", "on")
-                .setServerConfig("max_connections", "300").start();
+        server.restart();
     }
 
     @Override
     public synchronized void close() throws IOException {
-        if (postgres != null) {
-            postgres.close();
-            postgres = null;
-        }
-        FileSystemUtils.deleteRecursively(dataDirectory);
+        server.close();
     }
 }

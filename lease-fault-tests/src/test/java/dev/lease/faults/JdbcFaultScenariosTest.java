@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,15 +21,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.util.FileSystemUtils;
 
 import dev.lease.LeaseKind;
 import dev.lease.core.LeaseEngine;
 import dev.lease.faults.ZooKeeperFaultScenariosTest.HeldAfterGrant;
 import dev.lease.jdbc.JdbcLeaseBackend;
 import dev.lease.spi.GrantFence;
+import dev.lease.testing.PostgresServer;
 import dev.lease.testing.TcpProxy;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 /**
  * Fault scenarios on the JDBC backend over PostgreSQL, with the fenced ledger in the same database (as an
@@ -48,18 +46,13 @@ class JdbcFaultScenariosTest {
     /** Connections of the holders; the fault injector's own connections have another name and are spared. */
     private static final String HOLDERS = "lease-fault-holder";
 
-    private static Path dataDirectory;
-    private static int port;
-    private static EmbeddedPostgres postgres;
+    /** Restarted on its own data directory and port, so a restart keeps the lease table, the ledger and the URLs. */
+    private static PostgresServer postgres;
 
     @BeforeAll
     static void start() throws Exception {
-        dataDirectory = Files.createTempDirectory("lease-fault-pg");
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        postgres = startPostgres();
-        new JdbcLeaseBackend(postgres.getPostgresDatabase()).createSchema();
+        postgres = PostgresServer.start();
+        new JdbcLeaseBackend(postgres.dataSource()).createSchema();
     }
 
     @AfterAll
@@ -67,13 +60,6 @@ class JdbcFaultScenariosTest {
         if (postgres != null) {
             postgres.close();
         }
-        FileSystemUtils.deleteRecursively(dataDirectory);
-    }
-
-    /** Same data directory and port every time, so a restart keeps the lease table, the ledger and the URLs. */
-    private static EmbeddedPostgres startPostgres() throws IOException {
-        return EmbeddedPostgres.builder().setDataDirectory(dataDirectory).setCleanDataDirectory(false).setPort(port)
-                .start();
     }
 
     @Test
@@ -151,7 +137,7 @@ class JdbcFaultScenariosTest {
             List<LeaseWorker> workers = List.of(run.worker(1, one, config(lease, TTL, 2)),
                     run.worker(2, two, config(lease, TTL, 2)));
             StaleWrites.pausedAcross(run, child, workers, "pg_terminate_backend of every holder connection", () -> {
-                new JdbcTemplate(postgres.getPostgresDatabase()).queryForObject(
+                new JdbcTemplate(postgres.dataSource()).queryForObject(
                         "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ?",
                         Integer.class, HOLDERS);
                 return StaleWrites.Undo.NOTHING;
@@ -175,8 +161,8 @@ class JdbcFaultScenariosTest {
     void frozenLinkToTheLeaseStore() throws Exception {
         String lease = "jdbc-frozen-link";
         try (FaultRun run = new FaultRun("jdbc-frozen-store-link", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS,
-                ledger(lease)); TcpProxy link1 = new TcpProxy(postgres.getPort());
-                TcpProxy link2 = new TcpProxy(postgres.getPort());
+                ledger(lease)); TcpProxy link1 = new TcpProxy(postgres.port());
+                TcpProxy link2 = new TcpProxy(postgres.port());
                 LeaseEngine one = engineThrough(link1); LeaseEngine two = engineThrough(link2)) {
             FrozenWrite gate = new FrozenWrite(run.history);
             HeldAfterGrant inSection = HeldAfterGrant.disarmed();
@@ -219,8 +205,8 @@ class JdbcFaultScenariosTest {
             List<LeaseWorker> workers = List.of(run.worker(1, one, config(lease, TTL, 3)),
                     run.worker(2, two, config(lease, TTL, 3)));
             StaleWrites.pausedAcross(run, child, workers, "stopped PostgreSQL and started it again", () -> {
-                postgres.close();
-                postgres = startPostgres();
+                postgres.stop();
+                postgres.restart();
                 return StaleWrites.Undo.NOTHING;
             });
             for (int round = 0; round < Soak.rounds(1); round++) {
@@ -275,7 +261,7 @@ class JdbcFaultScenariosTest {
     /** Terminates every holder connection, again and again, until no in-process worker holds the lease. */
     private static void killConnectionsWhileHeld(FaultRun run, List<LeaseWorker> workers) {
         await().atMost(BOUND).pollInterval(POLL).until(() -> workers.stream().anyMatch(LeaseWorker::holding));
-        JdbcTemplate admin = new JdbcTemplate(postgres.getPostgresDatabase());
+        JdbcTemplate admin = new JdbcTemplate(postgres.dataSource());
         String kill = "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ?";
         run.fault("pg_terminate_backend of every holder connection until the holder let go", System.nanoTime());
         await().atMost(BOUND).pollInterval(Duration.ofMillis(20)).until(() -> {
@@ -287,10 +273,10 @@ class JdbcFaultScenariosTest {
     /** Stops PostgreSQL while a worker holds the lease, until nobody holds it, then starts it again. */
     private static void restartWhileHeld(FaultRun run, List<LeaseWorker> workers) throws IOException {
         await().atMost(BOUND).pollInterval(POLL).until(() -> workers.stream().anyMatch(LeaseWorker::holding));
-        postgres.close();
+        postgres.stop();
         run.fault("stopped PostgreSQL until the holder let go, then started it again", System.nanoTime());
         await().atMost(BOUND).pollInterval(POLL).until(() -> workers.stream().noneMatch(LeaseWorker::holding));
-        postgres = startPostgres();
+        postgres.restart();
         long upAt = System.nanoTime();
         await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantedSince(upAt, -1));
     }
@@ -308,7 +294,7 @@ class JdbcFaultScenariosTest {
     }
 
     private static DataSource holderDataSource() {
-        return postgres.getPostgresDatabase(Map.of("ApplicationName", HOLDERS));
+        return postgres.dataSource(Map.of("ApplicationName", HOLDERS));
     }
 
     /**
@@ -346,7 +332,7 @@ class JdbcFaultScenariosTest {
     }
 
     private static Ledger ledger(String resource) {
-        new Ledger(postgres.getPostgresDatabase(), Ledger.Check.FENCED, resource);
+        new Ledger(postgres.dataSource(), Ledger.Check.FENCED, resource);
         return Ledger.attach(holderDataSource(), Ledger.Check.FENCED, resource);
     }
 
@@ -357,10 +343,10 @@ class JdbcFaultScenariosTest {
     private static Map<String, String> childArgs(String lease, Duration ttl, long seed) {
         Map<String, String> args = new HashMap<>();
         args.put("backend", "jdbc");
-        args.put("jdbc-url", postgres.getJdbcUrl("postgres", "postgres"));
+        args.put("jdbc-url", postgres.jdbcUrl());
         args.put("lease", lease);
         args.put("resource", lease);
-        args.put("ledger-url", postgres.getJdbcUrl("postgres", "postgres"));
+        args.put("ledger-url", postgres.jdbcUrl());
         args.put("ttl-ms", Long.toString(ttl.toMillis()));
         args.put("wait-ms", Long.toString(WAIT.toMillis()));
         args.put("hold-ms", "800");

@@ -43,8 +43,8 @@ class JdbcNemesisTest {
 
     @Test
     void postgres() throws Exception {
-        try (CrashablePostgres store = CrashablePostgres.start("jdbc-lease");
-                CrashablePostgres resource = CrashablePostgres.start("jdbc-ledger");
+        try (CrashablePostgres store = CrashablePostgres.start();
+                CrashablePostgres resource = CrashablePostgres.start();
                 NemesisScenario.Closer open = new NemesisScenario.Closer();
                 NemesisScenario scenario = new NemesisScenario("jdbc-postgresql-nemesis", "jdbc (PostgreSQL)",
                         LeaseKind.CORRECTNESS, NAMES,
@@ -64,7 +64,7 @@ class JdbcNemesisTest {
     @EnabledIf(value = MariaDbServer.INSTALLED, disabledReason = MariaDbServer.NOT_INSTALLED)
     void mariadb() throws Exception {
         try (MariaDbServer store = MariaDbServer.start("leases");
-                CrashablePostgres resource = CrashablePostgres.start("mariadb-ledger");
+                CrashablePostgres resource = CrashablePostgres.start();
                 NemesisScenario.Closer open = new NemesisScenario.Closer();
                 NemesisScenario scenario = new NemesisScenario("jdbc-mariadb-nemesis", "jdbc (MariaDB)",
                         LeaseKind.CORRECTNESS, NAMES,

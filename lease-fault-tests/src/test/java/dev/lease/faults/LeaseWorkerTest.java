@@ -19,7 +19,7 @@ import dev.lease.faults.History.Kind;
 import dev.lease.faults.History.Op;
 import dev.lease.fence.JdbcFence;
 import dev.lease.memory.InMemoryLeaseBackend;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import dev.lease.testing.PostgresServer;
 
 /** The worker must record the interrupts it cannot act on at once, or the loss → interrupt figures miss them. */
 class LeaseWorkerTest {
@@ -34,8 +34,8 @@ class LeaseWorkerTest {
      */
     @Test
     void anInterruptThatArrivesDuringTheWriteIsRecordedForItsSection() throws Exception {
-        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
-            DataSource db = postgres.getPostgresDatabase();
+        try (PostgresServer postgres = PostgresServer.start()) {
+            DataSource db = postgres.dataSource();
             Ledger ledger = new Ledger(db, Ledger.Check.FENCED, LEASE);
             new JdbcTemplate(db).update("INSERT INTO " + JdbcFence.TABLE + " (resource, fence) VALUES (?, 0)", LEASE);
             InMemoryLeaseBackend backend = new InMemoryLeaseBackend();

@@ -37,7 +37,7 @@ class RedisNemesisTest {
     @Test
     void nemesis() throws Exception {
         try (EmbeddedRedis redis = EmbeddedRedis.start();
-                CrashablePostgres resource = CrashablePostgres.start("redis-ledger");
+                CrashablePostgres resource = CrashablePostgres.start();
                 NemesisScenario.Closer open = new NemesisScenario.Closer();
                 NemesisScenario scenario = new NemesisScenario("redis-nemesis", "redis", LeaseKind.EFFICIENCY, NAMES,
                         lease -> new Ledger(resource.dataSource(), Ledger.Check.BROKEN, lease))) {

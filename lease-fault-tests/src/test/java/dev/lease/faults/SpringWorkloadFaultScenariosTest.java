@@ -33,7 +33,7 @@ import dev.lease.faults.WorkloadApp.TransactionalJob;
 import dev.lease.faults.WorkloadApp.Waiter;
 import dev.lease.faults.WorkloadRecorder.Section;
 import dev.lease.faults.WorkloadRecorder.Writer;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import dev.lease.testing.PostgresServer;
 
 /**
  * Fault scenarios of what applications do with the library, through the real Spring proxy and auto-configuration:
@@ -77,15 +77,15 @@ class SpringWorkloadFaultScenariosTest {
     private static final long LONG_HOLD_MILLIS = SESSION.toMillis() + 500;
     private static final long SEED = Seeds.of("spring-workloads");
 
-    private static EmbeddedPostgres postgres;
+    private static PostgresServer postgres;
     private static DataSource ledgerDatabase;
     private static TestingServer zookeeper;
 
     @BeforeAll
     static void start() throws Exception {
-        postgres = EmbeddedPostgres.builder().start();
+        postgres = PostgresServer.start();
         // One instance: transactions bind connections by DataSource, and the beans' must be the ledger's.
-        ledgerDatabase = postgres.getPostgresDatabase();
+        ledgerDatabase = postgres.dataSource();
         zookeeper = new TestingServer(ZooKeeperFaultScenariosTest.spec(-1), true);
     }
 
@@ -164,8 +164,8 @@ class SpringWorkloadFaultScenariosTest {
      */
     @Test
     void transactionalAndAsyncSectionsCutOffFromTheJdbcStore() throws Exception {
-        try (EmbeddedPostgres store = EmbeddedPostgres.builder().start();
-                Instances instances = new Instances(new SpringInstance.Store("jdbc", store.getPort()))) {
+        try (PostgresServer store = PostgresServer.start();
+                Instances instances = new Instances(new SpringInstance.Store("jdbc", store.port()))) {
             transactionalAndAsync("spring-jdbc-transactional-async", "jdbc (PostgreSQL, Spring)", instances,
                     Soak.rounds(1));
         }

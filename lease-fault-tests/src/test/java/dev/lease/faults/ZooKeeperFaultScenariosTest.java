@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.lease.LeaseKind;
+import dev.lease.testing.PostgresServer;
 import dev.lease.testing.TcpProxy;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 /**
  * Fault scenarios on ZooKeeper, the fenced backend whose lease is a session: paused holders, frozen networks,
@@ -49,12 +49,12 @@ class ZooKeeperFaultScenariosTest {
     private static final Duration BOUND = seconds(30);
     private static final Duration POLL = Duration.ofMillis(5);
 
-    private static EmbeddedPostgres postgres;
+    private static PostgresServer postgres;
     private static TestingServer zookeeper;
 
     @BeforeAll
     static void start() throws Exception {
-        postgres = EmbeddedPostgres.builder().start();
+        postgres = PostgresServer.start();
         zookeeper = new TestingServer(spec(-1), true);
     }
 
@@ -439,7 +439,7 @@ class ZooKeeperFaultScenariosTest {
     }
 
     private static Ledger ledger(String resource) {
-        return new Ledger(postgres.getPostgresDatabase(), Ledger.Check.FENCED, resource);
+        return new Ledger(postgres.dataSource(), Ledger.Check.FENCED, resource);
     }
 
     private static LeaseWorker.Config config(String lease, Duration ttl, long seed) {
@@ -454,7 +454,7 @@ class ZooKeeperFaultScenariosTest {
         args.put("root", ZooKeeperHolder.ROOT);
         args.put("lease", lease);
         args.put("resource", lease);
-        args.put("ledger-url", postgres.getJdbcUrl("postgres", "postgres"));
+        args.put("ledger-url", postgres.jdbcUrl());
         args.put("ttl-ms", Long.toString(session.toMillis()));
         args.put("wait-ms", Long.toString(WAIT.toMillis()));
         args.put("hold-ms", "800");

@@ -39,7 +39,7 @@ class ZooKeeperNemesisTest {
     @Test
     void nemesis() throws Exception {
         try (ZooKeeperServerProcess zookeeper = ZooKeeperServerProcess.start(TICK_MS);
-                CrashablePostgres resource = CrashablePostgres.start("zk-ledger");
+                CrashablePostgres resource = CrashablePostgres.start();
                 NemesisScenario.Closer open = new NemesisScenario.Closer();
                 NemesisScenario scenario = new NemesisScenario("zookeeper-nemesis", "zookeeper", LeaseKind.CORRECTNESS,
                         NAMES, lease -> new Ledger(resource.dataSource(), Ledger.Check.FENCED, lease))) {

@@ -36,8 +36,8 @@ import dev.lease.core.LeaseEngine;
 import dev.lease.spi.Grant;
 import dev.lease.spi.LeaseBackend;
 import dev.lease.testing.BlockingWork;
+import dev.lease.testing.PostgresServer;
 import dev.lease.testing.TcpProxy;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 /**
  * The JDBC backend on a real PostgreSQL server; two DataSources stand for two application instances. Also the
@@ -45,12 +45,12 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
  */
 class PostgresJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest {
 
-    private static EmbeddedPostgres postgres;
+    private static PostgresServer postgres;
 
     @BeforeAll
     static void startPostgres() throws Exception {
-        postgres = EmbeddedPostgres.builder().start();
-        new JdbcLeaseBackend(postgres.getPostgresDatabase()).createSchema();
+        postgres = PostgresServer.start();
+        new JdbcLeaseBackend(postgres.dataSource()).createSchema();
     }
 
     @AfterAll
@@ -62,12 +62,12 @@ class PostgresJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest 
 
     @Override
     protected DataSource dataSource() {
-        return postgres.getPostgresDatabase();
+        return postgres.dataSource();
     }
 
     @Override
     protected DataSource secondDataSource() {
-        return postgres.getPostgresDatabase();
+        return postgres.dataSource();
     }
 
     @Override
@@ -82,7 +82,7 @@ class PostgresJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest 
 
     @Override
     protected int serverPort() {
-        return postgres.getPort();
+        return postgres.port();
     }
 
     @Override
@@ -114,7 +114,7 @@ class PostgresJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest 
 
     /** Connections whose session time zone is {@code zone} (pgjdbc would otherwise send the JVM's own). */
     private static DataSource inTimeZone(String zone) {
-        return new DelegatingDataSource(postgres.getPostgresDatabase()) {
+        return new DelegatingDataSource(postgres.dataSource()) {
             @Override
             public Connection getConnection() throws SQLException {
                 Connection connection = super.getConnection();
@@ -130,11 +130,11 @@ class PostgresJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest 
     void aKilledConnectionInterruptsTheHolderWithLeaseLostException() throws Exception {
         // The holder's only connection: once the server kills it, renewal cannot reach the lease row.
         SingleConnectionDataSource single = new SingleConnectionDataSource(
-                postgres.getPostgresDatabase(Map.of("ApplicationName", "lease-holder")).getConnection(), true);
+                postgres.dataSource(Map.of("ApplicationName", "lease-holder")).getConnection(), true);
         try {
             JdbcLeaseBackend holder = new JdbcLeaseBackend(single);
             assertHolderLosesLeaseWhen(holder, () -> {
-                Integer killed = new JdbcTemplate(postgres.getPostgresDatabase()).queryForObject(
+                Integer killed = new JdbcTemplate(postgres.dataSource()).queryForObject(
                         "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ?",
                         Integer.class, "lease-holder");
                 assertThat(killed).as("holder connections terminated").isEqualTo(1);
@@ -147,11 +147,11 @@ class PostgresJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest 
 
     @Test
     void aStoppedDatabaseInterruptsTheHolderWithLeaseLostException() throws Exception {
-        EmbeddedPostgres doomed = EmbeddedPostgres.builder().start();
+        PostgresServer doomed = PostgresServer.start();
         try {
-            JdbcLeaseBackend holder = new JdbcLeaseBackend(doomed.getPostgresDatabase());
+            JdbcLeaseBackend holder = new JdbcLeaseBackend(doomed.dataSource());
             holder.createSchema();
-            assertHolderLosesLeaseWhen(holder, doomed::close);
+            assertHolderLosesLeaseWhen(holder, doomed::stop);
         }
         finally {
             doomed.close();
@@ -165,10 +165,10 @@ class PostgresJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest 
     @Test
     void aWaiterCutOffByAFrozenNetworkGivesUpAtItsWaitForNamingTheUnreachableStore() throws Exception {
         Map<LeaseKind, LeaseBackend<?>> direct = new EnumMap<>(LeaseKind.class);
-        direct.put(LeaseKind.CORRECTNESS, new JdbcLeaseBackend(postgres.getPostgresDatabase()));
+        direct.put(LeaseKind.CORRECTNESS, new JdbcLeaseBackend(postgres.dataSource()));
         direct.put(LeaseKind.EFFICIENCY, direct.get(LeaseKind.CORRECTNESS));
         ExecutorService pool = Executors.newSingleThreadExecutor();
-        try (TcpProxy proxy = new TcpProxy(postgres.getPort());
+        try (TcpProxy proxy = new TcpProxy(postgres.port());
                 LeaseEngine holders = new LeaseEngine(BackendRouter.of(direct), LeaseDefaults.standard())) {
             SingleConnectionDataSource viaProxy = new SingleConnectionDataSource(
                     "jdbc:postgresql://" + proxy.address() + "/postgres", "postgres", "", true);

@@ -2,8 +2,6 @@ package dev.lease.aop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
 import org.h2.jdbcx.JdbcDataSource;
@@ -18,10 +16,9 @@ import dev.lease.LeaseKind;
 import dev.lease.Leased;
 import dev.lease.WhenBusy;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
+import dev.lease.autoconfigure.UnfencedBackend;
 import dev.lease.LeaseConfigurationException;
 import dev.lease.fence.JdbcFence;
-import dev.lease.spi.Grant;
-import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
 
 /** Every mistake visible before the first call fails the startup, naming the method, the lease and the fix. */
@@ -252,41 +249,7 @@ class LeasedStartupValidationTest {
     static class UnfencedBackendConfig {
         @Bean
         LeaseBackend<?> unfenced() {
-            return new LeaseBackend() {
-                @Override
-                public String id() {
-                    return "unfenced";
-                }
-
-                @Override
-                public boolean issuesFencingTokens() {
-                    return false;
-                }
-
-                @Override
-                public Optional<Grant> tryAcquire(GrantRequest request) {
-                    return Optional.of(new Grant() {
-                        @Override
-                        public String name() {
-                            return request.name();
-                        }
-
-                        @Override
-                        public OptionalLong token() {
-                            return OptionalLong.empty();
-                        }
-                    });
-                }
-
-                @Override
-                public boolean renew(Grant grant) {
-                    return true;
-                }
-
-                @Override
-                public void release(Grant grant) {
-                }
-            };
+            return new UnfencedBackend();
         }
     }
 }

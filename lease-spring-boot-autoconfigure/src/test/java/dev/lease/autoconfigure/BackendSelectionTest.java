@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
-import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
@@ -12,13 +11,12 @@ import dev.lease.LeaseConfigurationException;
 import dev.lease.LeaseKind;
 import dev.lease.memory.InMemoryLeaseBackend;
 import dev.lease.spi.Grant;
-import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
 
 class BackendSelectionTest {
 
     private final InMemoryLeaseBackend memory = new InMemoryLeaseBackend();
-    private final LeaseBackend<Grant> unfenced = new Unfenced();
+    private final LeaseBackend<Grant> unfenced = new UnfencedBackend();
 
     @Test
     void theOnlyAvailableBackendServesBothKinds() {
@@ -66,34 +64,5 @@ class BackendSelectionTest {
         var router = BackendSelection.select(List.of(memory, unfenced), null, "in-memory", "unfenced");
         assertThat(router.backendFor(LeaseKind.CORRECTNESS)).isSameAs(memory);
         assertThat(router.backendFor(LeaseKind.EFFICIENCY)).isSameAs(unfenced);
-    }
-
-    /** A backend that issues no tokens; it is never asked for a lease here. */
-    private static final class Unfenced implements LeaseBackend<Grant> {
-
-        @Override
-        public String id() {
-            return "unfenced";
-        }
-
-        @Override
-        public boolean issuesFencingTokens() {
-            return false;
-        }
-
-        @Override
-        public Optional<Grant> tryAcquire(GrantRequest request) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public boolean renew(Grant grant) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void release(Grant grant) {
-            throw new UnsupportedOperationException();
-        }
     }
 }

@@ -6,20 +6,20 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import dev.lease.testing.PostgresServer;
 
 /** {@link JdbcFence} on a real PostgreSQL server. */
 class PostgresJdbcFenceTest extends JdbcFenceTest {
 
-    private static EmbeddedPostgres postgres;
+    private static PostgresServer postgres;
 
     /** One DataSource object: transactions are bound to it, a second instance would not join them. */
     private static DataSource dataSource;
 
     @BeforeAll
     static void startPostgres() throws Exception {
-        postgres = EmbeddedPostgres.builder().start();
-        dataSource = postgres.getPostgresDatabase();
+        postgres = PostgresServer.start();
+        dataSource = postgres.dataSource();
         createTables(dataSource);
     }
 

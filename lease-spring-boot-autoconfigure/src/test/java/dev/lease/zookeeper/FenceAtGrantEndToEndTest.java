@@ -40,8 +40,8 @@ import dev.lease.autoconfigure.JdbcFenceAutoConfiguration;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
 import dev.lease.fence.JdbcFence;
 import dev.lease.fence.StaleTokenException;
+import dev.lease.testing.PostgresServer;
 import dev.lease.testing.TcpProxy;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 /**
  * The window a fence alone leaves open, end to end with two application instances on ZooKeeper and one PostgreSQL:
@@ -53,7 +53,7 @@ class FenceAtGrantEndToEndTest {
 
     private static final Duration SESSION = Duration.ofSeconds(3);
 
-    private static EmbeddedPostgres postgres;
+    private static PostgresServer postgres;
 
     private TestingServer server;
     private TcpProxy proxyOfA;
@@ -64,8 +64,8 @@ class FenceAtGrantEndToEndTest {
 
     @BeforeAll
     static void startPostgres() throws Exception {
-        postgres = EmbeddedPostgres.builder().start();
-        JdbcTemplate jdbc = new JdbcTemplate(postgres.getPostgresDatabase());
+        postgres = PostgresServer.start();
+        JdbcTemplate jdbc = new JdbcTemplate(postgres.dataSource());
         new JdbcFence(jdbc).createSchema();
         jdbc.execute("CREATE TABLE invoice (id BIGINT PRIMARY KEY, billed_by VARCHAR(10), billed_with BIGINT)");
     }
@@ -80,7 +80,7 @@ class FenceAtGrantEndToEndTest {
     @BeforeEach
     void start() throws Exception {
         // Each test has its own ZooKeeper, whose tokens start over: the fences of the previous test must go.
-        db = new JdbcTemplate(postgres.getPostgresDatabase());
+        db = new JdbcTemplate(postgres.dataSource());
         db.update("DELETE FROM " + JdbcFence.TABLE);
         db.update("DELETE FROM invoice");
         db.update("INSERT INTO invoice (id) VALUES (42)");
@@ -210,7 +210,7 @@ class FenceAtGrantEndToEndTest {
         /** A DataSource of its own per instance, on the one database both share. */
         @Bean
         DataSource dataSource() {
-            return postgres.getPostgresDatabase();
+            return postgres.dataSource();
         }
 
         @Bean
