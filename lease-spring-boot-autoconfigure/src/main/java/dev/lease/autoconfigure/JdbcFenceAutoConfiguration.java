@@ -1,5 +1,7 @@
 package dev.lease.autoconfigure;
 
+import java.util.List;
+
 import javax.sql.DataSource;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -12,15 +14,17 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcOperations;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import dev.lease.fence.FenceListener;
 import dev.lease.fence.JdbcFence;
 
 /**
  * A {@link JdbcFence} over the application's {@code JdbcTemplate} (so it joins the application's transactions),
- * with the {@code lease_fence} table created per {@code lease.fence.initialize-schema}.
+ * with the {@code lease_fence} table created per {@code lease.fence.initialize-schema}, telling every
+ * {@link FenceListener} bean (such as the {@code lease.fence.rejected} counter) about the stale tokens it refuses.
  */
 @AutoConfiguration(afterName = {"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
         "org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration"})
-@ConditionalOnClass(JdbcOperations.class)
+@ConditionalOnClass({JdbcOperations.class, JdbcFence.class})
 @ConditionalOnSingleCandidate(DataSource.class)
 @EnableConfigurationProperties(LeaseProperties.class)
 public class JdbcFenceAutoConfiguration {
@@ -32,8 +36,10 @@ public class JdbcFenceAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     JdbcFence jdbcFence(DataSource dataSource, ObjectProvider<JdbcOperations> jdbcOperations,
-            LeaseProperties properties) {
-        JdbcFence fence = new JdbcFence(jdbcOperations.getIfUnique(() -> new JdbcTemplate(dataSource)));
+            LeaseProperties properties, ObjectProvider<FenceListener> listeners) {
+        List<FenceListener> told = listeners.orderedStream().toList();
+        JdbcFence fence = new JdbcFence(jdbcOperations.getIfUnique(() -> new JdbcTemplate(dataSource)),
+                (table, rejection) -> told.forEach(listener -> listener.rejected(table, rejection)));
         if (JdbcSchemaInitialization.shouldCreate(properties.getFence().getInitializeSchema(), dataSource)) {
             fence.createSchema();
         }

@@ -16,6 +16,7 @@ import dev.lease.aop.LeasedAnnotationBeanPostProcessor;
 import dev.lease.core.BackendRouter;
 import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
+import dev.lease.core.LeaseEngineListener;
 import dev.lease.spi.GrantFence;
 import dev.lease.spi.LeaseBackend;
 
@@ -60,9 +61,10 @@ public class LeaseAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(LeaseTemplate.class)
     LeaseEngine leaseEngine(BackendRouter leaseBackendRouter, LeaseProperties properties,
-            ObjectProvider<GrantFence> grantFence) {
+            ObjectProvider<GrantFence> grantFence, ObjectProvider<LeaseEngineListener> listeners) {
         return new LeaseEngine(leaseBackendRouter,
-                new LeaseDefaults(properties.getDefaultTtl(), properties.getRenewEvery()), grantFence.getIfUnique());
+                new LeaseDefaults(properties.getDefaultTtl(), properties.getRenewEvery()), grantFence.getIfUnique(),
+                listeners.orderedStream().toList());
     }
 
     @Bean
