@@ -170,6 +170,21 @@ final class HeldLease implements Lease {
         return new LeaseLostException(name, tokenOrNull(), reason, cause);
     }
 
+    /**
+     * This lease as it stands now, or null once it is lost, released or past its local deadline: a lease whose holder
+     * is still unwinding from a loss is not held any more.
+     */
+    HeldLeaseSnapshot snapshot() {
+        synchronized (lock) {
+            long left = nanosLeft();
+            if (lost || closed || left <= 0) {
+                return null;
+            }
+            return new HeldLeaseSnapshot(name, kind, backend.id(), grant.token(), Duration.ofNanos(left),
+                    boundTo == null ? null : boundTo.thread().getName());
+        }
+    }
+
     void bindTo(ThreadLeases.Frames frames) {
         synchronized (lock) {
             boundTo = frames;

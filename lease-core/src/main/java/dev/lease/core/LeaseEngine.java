@@ -2,7 +2,9 @@ package dev.lease.core;
 
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -188,6 +190,19 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
             throw lost;
         }
         return result;
+    }
+
+    /**
+     * The leases this engine holds now, sorted by name: what the Actuator {@code leases} endpoint shows. A lease that
+     * was lost and whose holder has not returned yet is not listed, nor is one released meanwhile; each is read on its
+     * own, so the list is not one atomic picture of all of them. Reading it takes no lease and calls no backend.
+     *
+     * @return the held leases, possibly empty; a copy the caller may keep
+     */
+    public List<HeldLeaseSnapshot> held() {
+        return live.stream().map(HeldLease::snapshot).filter(Objects::nonNull)
+                .sorted(Comparator.comparing(HeldLeaseSnapshot::name).thenComparing(HeldLeaseSnapshot::kind))
+                .toList();
     }
 
     /**

@@ -89,6 +89,11 @@ final class ThreadLeases {
             this.thread = thread;
         }
 
+        /** The thread itself; its name is read without this object's lock, so a lease's own lock may be held. */
+        Thread thread() {
+            return thread;
+        }
+
         String threadName() {
             return "thread '" + thread.getName() + "'";
         }

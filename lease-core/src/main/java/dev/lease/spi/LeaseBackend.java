@@ -3,6 +3,7 @@ package dev.lease.spi;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -156,6 +157,24 @@ public interface LeaseBackend<G extends Grant> {
      */
     default Optional<Duration> maxTtl() {
         return Optional.empty();
+    }
+
+    /**
+     * Checks, within about {@code timeout} and without taking a lease, that this backend can serve leases now: the
+     * operator's question behind a health check. Cheap and side-effect free: a connection state the client already
+     * tracks, a {@code PING}, a read of the lease table. Callers (the Actuator health contributor) stop waiting at the
+     * timeout whatever the backend does, so a backend that cannot bound its own call is still safe to ask, but one
+     * that can (a JDBC query timeout) should, so that no thread stays stuck on a dead connection.
+     *
+     * <p>The default reports a backend with nothing to check, such as the in-memory one, as healthy.
+     *
+     * @param timeout about how long the check may take
+     * @return details to show next to the healthy status, such as the connection state; empty when there are none
+     * @throws InterruptedException when the checking thread is interrupted
+     * @throws Exception when the backend cannot serve leases now, with a message saying why (the operator reads it)
+     */
+    default Map<String, Object> checkHealth(Duration timeout) throws Exception {
+        return Map.of();
     }
 
     /**
