@@ -3,6 +3,7 @@ package dev.lease.zookeeper;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -20,6 +21,7 @@ import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.curator.framework.api.transaction.OperationType;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.CreateMode;
@@ -67,6 +69,9 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
     /** Names whose abandoned grant request could not be cleaned up while disconnected (see {@link #abandon}). */
     private final Set<String> pendingAbandons = ConcurrentHashMap.newKeySet();
     private final ConnectionStateListener stateListener = (c, state) -> connectionStateChanged(state);
+    /** The last connection state Curator reported, or null before the first report (the client may have connected
+     *  before this backend was created). */
+    private volatile ConnectionState lastState;
 
     /**
      * @param client a started client; its session is the life of every lease granted here
@@ -329,6 +334,44 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         }
     }
 
+    /**
+     * Judges from the connection state the client already tracks, without a round trip: connected (and not read-only)
+     * is healthy. A {@code SUSPENDED} connection is not, although the session may still be alive: this backend reports
+     * every lease lost at that moment, so no lease can be relied on until the connection is back.
+     *
+     * @return the connection state, the connect string, the lease root and the client's namespace if it has one
+     * @throws IllegalStateException when the client is not started, closed, or not connected
+     */
+    @Override
+    public Map<String, Object> checkHealth(Duration timeout) {
+        String connectString = client.getZookeeperClient().getCurrentConnectionString();
+        CuratorFrameworkState clientState = client.getState();
+        if (clientState != CuratorFrameworkState.STARTED) {
+            throw new IllegalStateException("The Curator client of " + connectString + " is " + clientState
+                    + " (not started, or closed): no lease can be granted or renewed");
+        }
+        ConnectionState seen = lastState;
+        boolean connected = client.getZookeeperClient().isConnected();
+        if (!connected || seen == ConnectionState.SUSPENDED || seen == ConnectionState.LOST
+                || seen == ConnectionState.READ_ONLY) {
+            // Curator reports the state a little after the client sees it: the client's flag is the earlier signal.
+            String state = seen != null && seen != ConnectionState.CONNECTED && seen != ConnectionState.RECONNECTED
+                    ? seen.name() : "DISCONNECTED";
+            throw new IllegalStateException("The ZooKeeper connection to " + connectString + " is " + state
+                    + (seen == ConnectionState.READ_ONLY ? " (a read-only server cannot grant leases)"
+                            : ": no lease can be granted or renewed, and leases held here were reported lost"));
+        }
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("state", seen == null ? ConnectionState.CONNECTED.name() : seen.name());
+        details.put("connectString", connectString);
+        details.put("root", paths.root());
+        String namespace = client.getNamespace();
+        if (namespace != null && !namespace.isEmpty()) {
+            details.put("namespace", namespace);
+        }
+        return details;
+    }
+
     /** Stops listening to the client's connection state; the client itself stays open. */
     @Override
     public void close() {
@@ -440,6 +483,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
     }
 
     private void connectionStateChanged(ConnectionState state) {
+        lastState = state;
         if (state == ConnectionState.RECONNECTED) {
             // Same session: our holders survived and must go. New session: they are gone; the retry finds nothing.
             if (!pendingReleases.isEmpty() || !pendingAbandons.isEmpty()) {
