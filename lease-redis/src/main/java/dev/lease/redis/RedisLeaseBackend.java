@@ -3,7 +3,9 @@ package dev.lease.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -155,6 +157,22 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
      */
     public void ping() {
         redis.execute((RedisCallback<String>) connection -> connection.ping());
+    }
+
+    /**
+     * Sends a {@code PING}. The client's own command timeout bounds it, not {@code timeout}: Redis clients take no
+     * per-call timeout, and the caller stops waiting at its own bound anyway.
+     *
+     * @return the server's answer ({@code PONG}) and the key prefix
+     * @throws DataAccessException when Redis does not answer
+     */
+    @Override
+    public Map<String, Object> checkHealth(Duration timeout) {
+        String pong = redis.execute((RedisCallback<String>) connection -> connection.ping());
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("ping", pong);
+        details.put("keyPrefix", keyPrefix);
+        return details;
     }
 
     /** Stops the release subscription. */
