@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -193,6 +194,26 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                     + "held, on a UTC session: SET time_zone = '+00:00'; ALTER TABLE " + table
                     + " MODIFY expires_at DATETIME(6) NOT NULL");
         }
+    }
+
+    /**
+     * Reads the lease table without taking a row ({@code WHERE 1 = 0}), on a connection of its own, with a query
+     * timeout of {@code timeout} rounded up to whole seconds (at least one, at most the backend's usual bound): a
+     * reachable database with the table and its columns is what every grant, renewal and release needs.
+     *
+     * @return the lease table's name
+     * @throws IllegalStateException when the database cannot be reached or the table cannot be read, with the cause
+     */
+    @Override
+    public Map<String, Object> checkHealth(Duration timeout) {
+        String probe = "SELECT name, owner, token, expires_at FROM " + table + " WHERE 1 = 0";
+        try {
+            autocommit("health check", Math.max(1, timeout.toMillis()), call -> call.queryForLong(probe));
+        }
+        catch (DataAccessException ex) {
+            throw new IllegalStateException("The lease table " + table + " cannot be read: " + ex.getMessage(), ex);
+        }
+        return Map.of("table", table);
     }
 
     /**

@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -211,6 +214,50 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
         }
     }
 
+    @Test
+    void theHealthCheckReadsTheLeaseTableWithinItsTimeoutAndNamesIt() throws Exception {
+        List<Integer> timeouts = Collections.synchronizedList(new ArrayList<>());
+        JdbcLeaseBackend watched = new JdbcLeaseBackend(queryTimeouts(dataSource(), timeouts), table());
+
+        assertThat(watched.checkHealth(Duration.ofMillis(1500))).containsExactly(Map.entry("table", table()));
+        assertThat(timeouts).as("query timeouts, in seconds, rounded up").containsExactly(2);
+    }
+
+    @Test
+    void aDroppedLeaseTableIsNotHealthy() throws Exception {
+        String dropped = table() + "_health";
+        JdbcLeaseBackend backend = new JdbcLeaseBackend(dataSource(), dropped);
+        backend.createSchema();
+        assertThat(backend.checkHealth(Duration.ofSeconds(2))).containsEntry("table", dropped);
+
+        new JdbcTemplate(dataSource()).execute("DROP TABLE " + dropped);
+
+        assertThatThrownBy(() -> backend.checkHealth(Duration.ofSeconds(2))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("The lease table " + dropped + " cannot be read");
+    }
+
+    @Test
+    void anUnreachableDatabaseIsNotHealthy() throws Exception {
+        assumeTrue(serverPort() > 0, "the database runs in this JVM: it cannot be out of reach");
+        // A port held bound but not listening refuses every connection, and no other process can take it meanwhile:
+        // the proxy in front of it stands for a database server that is down.
+        try (Socket down = new Socket()) {
+            down.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            try (TcpProxy proxy = new TcpProxy(down.getLocalPort())) {
+                SingleConnectionDataSource unreachable = through(proxy);
+                try {
+                    JdbcLeaseBackend backend = new JdbcLeaseBackend(unreachable, table());
+                    assertThatThrownBy(() -> backend.checkHealth(Duration.ofSeconds(2)))
+                            .isInstanceOf(IllegalStateException.class)
+                            .hasMessageContaining("The lease table " + table() + " cannot be read");
+                }
+                finally {
+                    unreachable.destroy();
+                }
+            }
+        }
+    }
+
     /** The database server's TCP port, or 0 when the database runs inside this JVM. */
     protected int serverPort() {
         return 0;
@@ -351,6 +398,30 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
                     }
                     return invoke(ps, method, args);
                 });
+    }
+
+    /** Records the query timeout of every statement prepared through the returned DataSource. */
+    private static DataSource queryTimeouts(DataSource target, List<Integer> timeouts) {
+        return new DelegatingDataSource(target) {
+            @Override
+            public Connection getConnection() throws SQLException {
+                Connection connection = super.getConnection();
+                return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
+                        (proxy, method, args) -> {
+                            Object result = invoke(connection, method, args);
+                            if (!(result instanceof PreparedStatement ps)) {
+                                return result;
+                            }
+                            return Proxy.newProxyInstance(getClass().getClassLoader(),
+                                    new Class<?>[] {PreparedStatement.class}, (p, m, a) -> {
+                                        if (m.getName().equals("setQueryTimeout")) {
+                                            timeouts.add((Integer) a[0]);
+                                        }
+                                        return invoke(ps, m, a);
+                                    });
+                        });
+            }
+        };
     }
 
     private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
