@@ -56,6 +56,8 @@ public class LeaseProperties {
 
     private final Fence fence = new Fence();
 
+    private final Health health = new Health();
+
     /** Settings with their defaults, to be bound from {@code lease.*}. */
     public LeaseProperties() {
     }
@@ -208,6 +210,15 @@ public class LeaseProperties {
      */
     public Fence getFence() {
         return fence;
+    }
+
+    /**
+     * The Actuator health contributor settings ({@code lease.health.*}).
+     *
+     * @return the settings, never null
+     */
+    public Health getHealth() {
+        return health;
     }
 
     /** ZooKeeper backend: leases fenced by the version of a persistent znode per lease name. */
@@ -422,6 +433,41 @@ public class LeaseProperties {
          */
         public void setInitializeSchema(SchemaInitialization initializeSchema) {
             this.initializeSchema = initializeSchema;
+        }
+    }
+
+    /**
+     * The Actuator health contributor 'lease' (one entry per backend in use); turned off with
+     * 'management.health.lease.enabled=false'.
+     */
+    public static class Health {
+
+        /**
+         * How long a health check waits for a backend to answer before reporting it DOWN. The check never takes a
+         * lease, and a backend that has not answered an earlier check is not asked again until it does.
+         */
+        private Duration timeout = Duration.ofSeconds(2);
+
+        /** Health settings with their defaults. */
+        public Health() {
+        }
+
+        /**
+         * How long a health check waits for a backend ({@code lease.health.timeout}).
+         *
+         * @return the timeout, 2 s by default
+         */
+        public Duration getTimeout() {
+            return timeout;
+        }
+
+        /**
+         * Sets how long a health check waits for a backend ({@code lease.health.timeout}).
+         *
+         * @param timeout a positive timeout
+         */
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
         }
     }
 }
