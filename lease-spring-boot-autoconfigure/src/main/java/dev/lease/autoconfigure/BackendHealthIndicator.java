@@ -42,7 +42,7 @@ final class BackendHealthIndicator implements HealthIndicator {
         Check check = currentOrNewCheck();
         try {
             Map<String, Object> details = check.result().get(checks.timeout().toNanos(), TimeUnit.NANOSECONDS);
-            return Health.up().withDetails(details).withDetail("kinds", kinds).build();
+            return Health.up().withDetails(details != null ? details : Map.of()).withDetail("kinds", kinds).build();
         }
         catch (ExecutionException ex) {
             return Health.down(ex.getCause()).withDetail("kinds", kinds).build();

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import org.apache.commons.logging.Log;
@@ -80,7 +81,7 @@ public class LeaseActuatorAutoConfiguration {
                 List<LeaseKind> kinds = kindsByBackend.get(backend);
                 // Two backends of one type (a router of the application's own) would clash on the id alone.
                 boolean sharedId = inUse.stream().filter(other -> other.id().equals(backend.id())).count() > 1;
-                String name = sharedId ? backend.id() + "-" + kinds.get(0).name().toLowerCase() : backend.id();
+                String name = sharedId ? backend.id() + "-" + kinds.get(0).name().toLowerCase(Locale.ROOT) : backend.id();
                 entries.put(name, new BackendHealthIndicator(backend, kinds, leaseHealthChecks));
             }
             return CompositeHealthContributor.fromMap(entries);
