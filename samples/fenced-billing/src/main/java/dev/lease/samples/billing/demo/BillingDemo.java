@@ -138,6 +138,7 @@ public final class BillingDemo {
                 billed.add(invoices.find(id));
                 charges.addAll(invoices.charges(id));
             }
+            OperationsView.print(out, problems, a, b);
             List<Long> twice = invoices.billedTwice();
             out.println();
             out.println("Final state of the tables:");
@@ -213,7 +214,12 @@ public final class BillingDemo {
             if (outcome.startsWith("REJECTED")) {
                 timeline.record("C", Kind.REJECTED, invoiceId, token, "write with token " + token
                         + " refused by the table, which already accepted token " + FrozenHolderProcess.parse(outcome,
-                                "current") + " (StaleTokenException); its transaction rolled back");
+                                "current") + " (StaleTokenException); its transaction rolled back, and C's "
+                                + "lease_fence_rejected_total{table=\"invoice\"} is "
+                                + FrozenHolderProcess.parse(outcome, "counted"));
+                if (FrozenHolderProcess.parse(outcome, "counted") != 1) {
+                    problems.add("The frozen holder's refused write was not counted once: " + outcome);
+                }
             }
             else if (outcome.startsWith("ACCEPTED")) {
                 timeline.record("C", Kind.ACCEPTED, invoiceId, token, "write with token " + token + " ACCEPTED");

@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.Banner;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -28,7 +29,8 @@ import dev.lease.samples.billing.Pricing;
  * <p>Protocol, on stdin/stdout: it takes the invoice's lease ({@code billing.frozen-holder.invoice}), reads and
  * prices the invoice and prints {@code READY token=N}. It then reads one line from stdin: on {@code WRITE} it
  * records the billing at once with token N, checking nothing first, just as a thread that a pause caught between its
- * check and its write would. It prints {@code ACCEPTED token=N} or {@code REJECTED token=N current=M} and exits with
+ * check and its write would. It prints {@code ACCEPTED token=N} or {@code REJECTED token=N current=M counted=K} (K: its
+ * {@code lease.fence.rejected} counter) and exits with
  * {@link #ACCEPTED}, {@link #REJECTED} or {@link #FAILED}.
  *
  * <p>It takes the lease with {@link LeaseTemplate#acquire}, which interrupts nobody when the lease is lost: the
@@ -86,7 +88,11 @@ public final class FrozenHolder {
                 return ACCEPTED;
             }
             catch (StaleTokenException ex) {
-                out.println("REJECTED token=" + token.value() + " current=" + ex.current());
+                // What an operator sees of it: lease_fence_rejected_total{table="invoice"} went up.
+                double counted = context.getBean(MeterRegistry.class).get("lease.fence.rejected").tag("table", "invoice")
+                        .counter().count();
+                out.println("REJECTED token=" + token.value() + " current=" + ex.current() + " counted="
+                        + (long) counted);
                 return REJECTED;
             }
             finally {
