@@ -1,11 +1,14 @@
 package dev.lease.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -47,7 +50,9 @@ final class HeldLease implements Lease {
     private volatile boolean lost;
     private volatile boolean closed;
     private String lossReason;
-    private ThreadLeases.Frames boundTo;
+    /** The threads running a section of this lease: one for a leased call, any number for a leadership term. */
+    private final List<ThreadLeases.Frames> boundTo = new ArrayList<>();
+    private Runnable whenLost;
     private Future<?> renewalTick;
     private Future<?> renewalCall;
     private Future<?> watchdog;
@@ -104,6 +109,10 @@ final class HeldLease implements Lease {
     @Override
     public boolean hasToken() {
         return grant.token().isPresent();
+    }
+
+    LeaseDescription description() {
+        return description;
     }
 
     OptionalLong grantToken() {
@@ -181,19 +190,46 @@ final class HeldLease implements Lease {
                 return null;
             }
             return new HeldLeaseSnapshot(name, kind, backend.id(), grant.token(), Duration.ofNanos(left),
-                    boundTo == null ? null : boundTo.thread().getName());
+                    boundTo.isEmpty() ? null
+                            : boundTo.stream().map(frames -> frames.thread().getName()).collect(Collectors.joining(", ")));
         }
     }
 
     void bindTo(ThreadLeases.Frames frames) {
         synchronized (lock) {
-            boundTo = frames;
+            boundTo.add(frames);
+        }
+    }
+
+    /** The thread left its section of this lease, which stays held (a leadership term). */
+    void unbind(ThreadLeases.Frames frames) {
+        synchronized (lock) {
+            boundTo.remove(frames);
+        }
+    }
+
+    /** Runs {@code hook} once, when the lease is declared lost, after its threads were interrupted: at once if it was. */
+    void whenLost(Runnable hook) {
+        synchronized (lock) {
+            if (!lost) {
+                whenLost = hook;
+                return;
+            }
+        }
+        hook.run();
+    }
+
+    /** Why it was declared lost, or null while it was not. */
+    String lossReason() {
+        synchronized (lock) {
+            return lost ? lossReason : null;
         }
     }
 
     /** Turns the lease invalid now and interrupts the thread running its section, if any. Idempotent. */
     void markLost(LossCause cause, String reason) {
-        ThreadLeases.Frames frames;
+        List<ThreadLeases.Frames> frames;
+        Runnable hook;
         synchronized (lock) {
             if (lost || closed) {
                 return;
@@ -201,13 +237,22 @@ final class HeldLease implements Lease {
             lost = true;
             lossReason = reason;
             cancelTasks();
-            frames = boundTo;
+            frames = List.copyOf(boundTo);
+            hook = whenLost;
         }
-        log.warn("Lease " + nameAndToken() + " on " + backend.id() + " lost (" + cause.tag() + "): " + reason
-                + (frames != null ? "; interrupting " + frames.threadName() : ""));
+        String message = "Lease " + nameAndToken() + " on " + backend.id() + " lost (" + cause.tag() + "): " + reason
+                + (frames.isEmpty() ? "" : "; interrupting "
+                        + frames.stream().map(ThreadLeases.Frames::threadName).collect(Collectors.joining(", ")));
+        if (cause == LossCause.YIELDED) {
+            log.info(message);
+        }
+        else {
+            log.warn(message);
+        }
         listener.lost(description, grant.token(), cause);
-        if (frames != null) {
-            frames.interruptFor(this);
+        frames.forEach(bound -> bound.interruptFor(this));
+        if (hook != null) {
+            hook.run();
         }
     }
 

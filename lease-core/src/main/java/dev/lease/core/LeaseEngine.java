@@ -206,6 +206,66 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     }
 
     /**
+     * An election this instance takes part in, not yet campaigning: {@link Election#start()} starts the campaign,
+     * {@link Election#close()} ends it and releases leadership. The name and routing are checked now.
+     *
+     * @param spec the election: its name, kind, ttl and renewal interval (waitFor and fence are ignored)
+     * @param listener told when a term starts and ends, on the election's thread
+     * @return the election
+     * @throws LeaseConfigurationException when the kind is not routed to a backend that can serve it
+     * @throws IllegalArgumentException when the name is not a valid lease name
+     */
+    public Election election(LeaseSpec spec, Election.Listener listener) {
+        resolve(spec);
+        return new Election(this, spec, listener);
+    }
+
+    boolean isClosed() {
+        return closing;
+    }
+
+    /** One campaign attempt of an election: waits up to the spec's waitFor for the term's lease. */
+    Optional<HeldLease> acquireTerm(LeaseSpec spec) {
+        return acquire(resolve(spec));
+    }
+
+    /**
+     * Runs {@code work} in a term the caller does not own: bound to the thread like a leased section (so it is
+     * interrupted when the term is lost), but the term stays held when the work ends.
+     */
+    <T> T runInTerm(HeldLease term, LeasedWork<T> work) throws Throwable {
+        ThreadLeases.Frames frames = ThreadLeases.enter(term);
+        term.bindTo(frames);
+        T result;
+        try {
+            if (term.isLost()) {
+                throw term.lostException(null);
+            }
+            result = work.run(term);
+        }
+        catch (LeaseLostException ex) {
+            leaveTerm(frames, term);
+            throw ex;
+        }
+        catch (Throwable ex) {
+            LeaseLostException lost = term.isLost() ? term.lostException(ex) : null;
+            leaveTerm(frames, term);
+            throw lost != null ? lost : ex;
+        }
+        LeaseLostException lost = term.isLost() ? term.lostException(null) : null;
+        leaveTerm(frames, term);
+        if (lost != null) {
+            throw lost;
+        }
+        return result;
+    }
+
+    private static void leaveTerm(ThreadLeases.Frames frames, HeldLease term) {
+        term.unbind(frames);
+        frames.exit(term);
+    }
+
+    /**
      * Checks everything about a lease that does not depend on its name: routing (CORRECTNESS only to fenced
      * backends), ttl against the backend's limit, renewal interval below half the ttl, and that fence at grant can
      * work (CORRECTNESS only, with a fence to advance).

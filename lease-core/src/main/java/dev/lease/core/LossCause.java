@@ -18,6 +18,9 @@ public enum LossCause {
     /** The lease engine was closed while the lease was held: the application is shutting down. */
     SHUTDOWN("shutdown"),
 
+    /** The leader gave up its term ({@code Leadership.yieldLeadership()}): deliberate, logged at INFO, not WARN. */
+    YIELDED("yielded"),
+
     /** The fence refused the new token at grant: a later holder had already written under a newer one. */
     FENCE_REFUSED("fence-refused");
 

@@ -22,9 +22,11 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import dev.lease.FencingToken;
 import dev.lease.LeaseKind;
 import dev.lease.core.BackendRouter;
 import dev.lease.core.LeaseEngine;
+import dev.lease.leader.LeaderElections;
 import dev.lease.spi.LeaseBackend;
 
 /**
@@ -95,14 +97,18 @@ public class LeaseActuatorAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @ConditionalOnAvailableEndpoint
-        LeasesEndpoint leasesEndpoint(BackendRouter router, ObjectProvider<LeaseEngine> engine) {
+        LeasesEndpoint leasesEndpoint(BackendRouter router, ObjectProvider<LeaseEngine> engine,
+                ObjectProvider<LeaderElections> elections) {
             LeaseEngine leaseEngine = engine.getIfUnique();
             if (leaseEngine == null) {
                 log.info("The leases endpoint will list no held leases: the application's own LeaseTemplate replaced "
                         + "the lease engine, and there is no single LeaseEngine bean to read them from.");
             }
-            // Leader elections (DESIGN.md §6) plug in here: their LeaderElections bean supplies the descriptors.
-            return new LeasesEndpoint(router, leaseEngine, List::of);
+            return new LeasesEndpoint(router, leaseEngine, () -> elections.stream()
+                    .flatMap(known -> known.all().stream())
+                    .map(leadership -> new LeasesEndpoint.ElectionDescriptor(leadership.election(), leadership.kind(),
+                            leadership.isLeader(), leadership.token().map(FencingToken::value).orElse(null)))
+                    .toList());
         }
     }
 }

@@ -12,7 +12,9 @@ import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 
 import dev.lease.LeaseTemplate;
+import dev.lease.aop.LeaderOnlyAnnotationBeanPostProcessor;
 import dev.lease.aop.LeasedAnnotationBeanPostProcessor;
+import dev.lease.aop.SpringLeaderElections;
 import dev.lease.core.BackendRouter;
 import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
@@ -65,6 +67,25 @@ public class LeaseAutoConfiguration {
         return new LeaseEngine(leaseBackendRouter,
                 new LeaseDefaults(properties.getDefaultTtl(), properties.getRenewEvery()), grantFence.getIfUnique(),
                 listeners.orderedStream().toList());
+    }
+
+    /** Elections declared by @LeaderOnly methods and lease.leader.elections.*; campaigns while the context runs. */
+    @Bean
+    @ConditionalOnMissingBean
+    SpringLeaderElections leaderElections(ObjectProvider<LeaseEngine> engine, LeaseProperties properties) {
+        return new SpringLeaderElections(engine, properties.getLeader().getElections().entrySet().stream()
+                .map(entry -> new SpringLeaderElections.Declaration(entry.getKey(), entry.getValue().getKind(),
+                        entry.getValue().getTtl(), entry.getValue().getRenewEvery(),
+                        "lease.leader.elections." + entry.getKey()))
+                .toList());
+    }
+
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean
+    static LeaderOnlyAnnotationBeanPostProcessor leaderOnlyAnnotationBeanPostProcessor(
+            ObjectProvider<SpringLeaderElections> elections) {
+        return new LeaderOnlyAnnotationBeanPostProcessor(elections);
     }
 
     @Bean

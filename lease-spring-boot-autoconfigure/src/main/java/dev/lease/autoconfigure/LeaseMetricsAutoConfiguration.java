@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -12,6 +13,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import dev.lease.fence.FenceListener;
+import dev.lease.leader.LeaderElections;
 import dev.lease.micrometer.FenceMetrics;
 import dev.lease.micrometer.LeaseAcquireObservationConvention;
 import dev.lease.micrometer.LeaseMetrics;
@@ -39,6 +41,12 @@ public class LeaseMetricsAutoConfiguration {
     LeaseMetrics leaseMetrics(MeterRegistry meters, ObjectProvider<ObservationRegistry> observations,
             ObjectProvider<LeaseAcquireObservationConvention> convention) {
         return new LeaseMetrics(meters, observations.getIfUnique(() -> timing(meters)), convention.getIfUnique());
+    }
+
+    /** Once every election is declared (they are, when all singletons exist). */
+    @Bean
+    SmartInitializingSingleton leaseLeaderGauges(LeaseMetrics metrics, ObjectProvider<LeaderElections> elections) {
+        return () -> elections.ifAvailable(metrics::bindElections);
     }
 
     /** Without the application's registry, acquires still get their {@code lease.acquire} timer. */

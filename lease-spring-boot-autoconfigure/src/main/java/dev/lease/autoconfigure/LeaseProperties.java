@@ -1,8 +1,12 @@
 package dev.lease.autoconfigure;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import dev.lease.LeaseKind;
 
 /**
  * Configuration of the lease starter, under {@code lease.*}.
@@ -57,6 +61,8 @@ public class LeaseProperties {
     private final Fence fence = new Fence();
 
     private final Health health = new Health();
+
+    private final Leader leader = new Leader();
 
     /** Settings with their defaults, to be bound from {@code lease.*}. */
     public LeaseProperties() {
@@ -219,6 +225,15 @@ public class LeaseProperties {
      */
     public Health getHealth() {
         return health;
+    }
+
+    /**
+     * The leader election settings ({@code lease.leader.*}).
+     *
+     * @return the settings, never null
+     */
+    public Leader getLeader() {
+        return leader;
     }
 
     /** ZooKeeper backend: leases fenced by the version of a persistent znode per lease name. */
@@ -468,6 +483,104 @@ public class LeaseProperties {
          */
         public void setTimeout(Duration timeout) {
             this.timeout = timeout;
+        }
+    }
+
+    /** Leader elections: settings per election, or elections declared without a @LeaderOnly method. */
+    public static class Leader {
+
+        /**
+         * Elections by name. An election a @LeaderOnly method declares needs no entry; an entry sets its ttl and
+         * renewal interval, or declares an election only used programmatically (through LeaderElections), which then
+         * needs its kind.
+         */
+        private final Map<String, Election> elections = new LinkedHashMap<>();
+
+        /** Leader settings with their defaults. */
+        public Leader() {
+        }
+
+        /**
+         * Elections by name ({@code lease.leader.elections.<name>.*}).
+         *
+         * @return the elections, never null
+         */
+        public Map<String, Election> getElections() {
+            return elections;
+        }
+    }
+
+    /** One election ({@code lease.leader.elections.<name>.*}). */
+    public static class Election {
+
+        /**
+         * CORRECTNESS or EFFICIENCY: which backend may hold the election. Required unless a @LeaderOnly method names
+         * the election, and then it must agree with it.
+         */
+        private LeaseKind kind;
+
+        /** Time to live of each term's lease; lease.default-ttl when unset. */
+        private Duration ttl;
+
+        /** How often each term's lease is renewed, below half its ttl; lease.renew-every or ttl/3 when unset. */
+        private Duration renewEvery;
+
+        /** An election with no settings. */
+        public Election() {
+        }
+
+        /**
+         * The kind of the election's terms.
+         *
+         * @return the kind, or null when a @LeaderOnly method gives it
+         */
+        public LeaseKind getKind() {
+            return kind;
+        }
+
+        /**
+         * Sets the kind of the election's terms.
+         *
+         * @param kind CORRECTNESS or EFFICIENCY
+         */
+        public void setKind(LeaseKind kind) {
+            this.kind = kind;
+        }
+
+        /**
+         * The ttl of each term's lease.
+         *
+         * @return the ttl, or null for lease.default-ttl
+         */
+        public Duration getTtl() {
+            return ttl;
+        }
+
+        /**
+         * Sets the ttl of each term's lease.
+         *
+         * @param ttl a positive duration
+         */
+        public void setTtl(Duration ttl) {
+            this.ttl = ttl;
+        }
+
+        /**
+         * How often each term's lease is renewed.
+         *
+         * @return the interval, or null for the default
+         */
+        public Duration getRenewEvery() {
+            return renewEvery;
+        }
+
+        /**
+         * Sets how often each term's lease is renewed.
+         *
+         * @param renewEvery a positive duration below half the ttl
+         */
+        public void setRenewEvery(Duration renewEvery) {
+            this.renewEvery = renewEvery;
         }
     }
 }

@@ -118,7 +118,7 @@ public class LeasesEndpoint {
     }
 
     /**
-     * A leader election this instance takes part in (see DESIGN.md §6); none until leader leases exist.
+     * A leader election this instance takes part in ({@code @LeaderOnly} or {@code lease.leader.elections.*}).
      *
      * @param election the election name
      * @param kind the kind of lease the election is held with

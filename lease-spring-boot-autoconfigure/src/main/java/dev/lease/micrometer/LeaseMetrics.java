@@ -4,6 +4,7 @@ import java.util.Objects;
 import java.util.OptionalLong;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.LongTaskTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -13,11 +14,14 @@ import io.micrometer.observation.ObservationRegistry;
 import dev.lease.core.LeaseDescription;
 import dev.lease.core.LeaseEngineListener;
 import dev.lease.core.LossCause;
+import dev.lease.leader.LeaderElections;
+import dev.lease.leader.Leadership;
 
 /**
  * Meters and observes a lease engine's leases, under the contract's names: the {@code lease.acquire} observation
  * (its timer, and its span when there is a tracer), the {@code lease.held} long task timer, and the
- * {@code lease.lost} and {@code lease.renewals} counters. Every meter is tagged by the lease name as declared
+ * {@code lease.lost} and {@code lease.renewals} counters, and the {@code lease.leader} gauge of each election
+ * ({@link #bindElections}). Every meter is tagged by the lease name as declared
  * ({@link dev.lease.LeaseSpec#nameTemplate()}), its kind and its backend, never by the evaluated name.
  */
 public final class LeaseMetrics implements LeaseEngineListener {
@@ -88,6 +92,20 @@ public final class LeaseMetrics implements LeaseEngineListener {
     public void lost(LeaseDescription lease, OptionalLong token, LossCause cause) {
         Counter.builder("lease.lost").description("Held leases lost, by cause; each interrupted its holder")
                 .tags(tags(lease)).tag("cause", cause.tag()).register(meters).increment();
+    }
+
+    /**
+     * Registers the {@code lease.leader} gauge of every election: 1 while this instance leads it, else 0, tagged by
+     * {@code election}.
+     *
+     * @param elections the application's elections
+     */
+    public void bindElections(LeaderElections elections) {
+        for (Leadership leadership : elections.all()) {
+            Gauge.builder("lease.leader", leadership, it -> it.isLeader() ? 1 : 0)
+                    .description("1 while this instance leads the election, else 0")
+                    .tag("election", leadership.election()).register(meters);
+        }
     }
 
     private static Tags tags(LeaseDescription lease) {

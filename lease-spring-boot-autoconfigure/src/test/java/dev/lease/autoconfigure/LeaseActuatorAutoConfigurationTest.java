@@ -68,6 +68,24 @@ class LeaseActuatorAutoConfigurationTest {
             .withPropertyValues("management.endpoints.web.exposure.include=leases");
 
     @Test
+    void theEndpointListsTheElectionsWithLeadershipAndTheTermsToken() {
+        runner.withPropertyValues("lease.backend=in-memory", "lease.leader.elections.reports.kind=CORRECTNESS",
+                "lease.leader.elections.cleanup.kind=EFFICIENCY").run(context -> {
+                    dev.lease.leader.Leadership reports = context.getBean(dev.lease.leader.LeaderElections.class)
+                            .get("reports");
+                    org.awaitility.Awaitility.await().atMost(seconds(10)).until(reports::isLeader);
+                    List<LeasesEndpoint.ElectionDescriptor> elections = context.getBean(LeasesEndpoint.class)
+                            .leases().elections();
+                    assertThat(elections).extracting(LeasesEndpoint.ElectionDescriptor::election)
+                            .containsExactly("cleanup", "reports");
+                    LeasesEndpoint.ElectionDescriptor descriptor = elections.get(1);
+                    assertThat(descriptor.kind()).isEqualTo(LeaseKind.CORRECTNESS);
+                    assertThat(descriptor.leader()).isTrue();
+                    assertThat(descriptor.token()).isEqualTo(reports.token().orElseThrow().value());
+                });
+    }
+
+    @Test
     void withActuatorTheContributorIsNamedLeaseAndHasOneUpEntryPerBackend() {
         runner.withPropertyValues("lease.backend=in-memory").run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(LeasesEndpoint.class)

@@ -90,6 +90,19 @@ class LeaseMetricsAutoConfigurationTest {
     }
 
     @Test
+    void eachElectionHasALeaderGauge() {
+        runner.withPropertyValues("lease.leader.elections.reports.kind=EFFICIENCY").run(context -> {
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            dev.lease.leader.Leadership reports = context.getBean(dev.lease.leader.LeaderElections.class)
+                    .get("reports");
+            org.awaitility.Awaitility.await().atMost(dev.lease.testing.TestTiming.seconds(10)).until(
+                    () -> meters.get("lease.leader").tag("election", "reports").gauge().value() == 1.0);
+            reports.yieldLeadership();
+            assertThat(meters.get("lease.leader").tag("election", "reports").gauge().value()).isZero();
+        });
+    }
+
+    @Test
     void renewalsAreCountedByOutcome() {
         runner.run(context -> {
             MeterRegistry meters = context.getBean(MeterRegistry.class);

@@ -86,7 +86,7 @@ final class LeasedMethodParser {
         return duration;
     }
 
-    private static Supplier<Object> skipValue(String where, Class<?> returnType, WhenBusy whenBusy) {
+    static Supplier<Object> skipValue(String where, Class<?> returnType, WhenBusy whenBusy) {
         if (returnType == Optional.class) {
             return Optional::empty;
         }

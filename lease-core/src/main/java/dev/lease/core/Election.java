@@ -1,0 +1,281 @@
+package dev.lease.core;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.lease.Durations;
+import dev.lease.FencingToken;
+import dev.lease.LeaseKind;
+import dev.lease.LeaseSpec;
+import dev.lease.LeasedWork;
+import dev.lease.leader.Leadership;
+import dev.lease.leader.LeadershipGrantedEvent;
+import dev.lease.leader.LeadershipRevokedEvent;
+
+/**
+ * One election as this instance takes part in it ({@link LeaseEngine#election}): a thread of its own campaigns
+ * for the election's lease, waiting on the backend, and holds it as a term while the instance leads. A term ends
+ * when its lease is lost (renewal failed, store reported it, local deadline passed), when leadership is yielded, or
+ * when the election is closed; work running in it is interrupted first, the lease is released so that another
+ * instance can take over at once, and the campaign starts again after a pause (not after closing).
+ */
+public final class Election implements Leadership, AutoCloseable {
+
+    private static final Log log = LogFactory.getLog(Election.class);
+
+    /** How long one campaign attempt waits for the lease before asking again; the wait is woken by releases. */
+    private static final Duration CAMPAIGN_WAIT = Duration.ofSeconds(30);
+
+    /** The least pause after a term ends, so that a store in trouble is not hammered by a loop of terms. */
+    private static final Duration MIN_PAUSE = Duration.ofMillis(200);
+
+    /** How long closing waits for the campaign thread to release the term. */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
+
+    /** Told when a term starts and ends, on the election's thread; what it throws is logged and ignored. */
+    public interface Listener {
+
+        /**
+         * A term started; {@link dev.lease.leader.LeaderOnly} work may run in it once this returns.
+         *
+         * @param event the election and the term's token
+         */
+        void granted(LeadershipGrantedEvent event);
+
+        /**
+         * A term ended; work that ran in it was interrupted.
+         *
+         * @param event the election and why
+         */
+        void revoked(LeadershipRevokedEvent event);
+    }
+
+    private final LeaseEngine engine;
+    private final LeaseSpec spec;
+    private final Listener listener;
+    private final Thread campaign;
+    private final Object lock = new Object();
+    /** The term while this instance leads; set only after the granted event went out. */
+    private volatile HeldLease term;
+    private String endReason;
+    private LossCause endCause;
+    private volatile boolean closing;
+    private volatile boolean started;
+    /** Pause before campaigning again after a yield: long enough for another instance to take over. */
+    private final Duration yieldPause;
+
+    Election(LeaseEngine engine, LeaseSpec spec, Listener listener) {
+        this.engine = engine;
+        this.spec = spec.withWaitFor(CAMPAIGN_WAIT);
+        this.listener = listener;
+        this.yieldPause = spec.ttl().orElse(Duration.ofSeconds(5));
+        this.campaign = new Thread(this::campaign, "lease-election-" + spec.name());
+        this.campaign.setDaemon(true);
+    }
+
+    /** Starts campaigning; once only. */
+    public void start() {
+        synchronized (lock) {
+            if (started || closing) {
+                return;
+            }
+            started = true;
+        }
+        campaign.start();
+    }
+
+    @Override
+    public String election() {
+        return spec.name();
+    }
+
+    @Override
+    public LeaseKind kind() {
+        return spec.kind();
+    }
+
+    @Override
+    public boolean isLeader() {
+        HeldLease current = term;
+        return current != null && current.isValid();
+    }
+
+    @Override
+    public Optional<FencingToken> token() {
+        HeldLease current = term;
+        return current != null && current.isValid() && current.hasToken() ? Optional.of(current.token())
+                : Optional.empty();
+    }
+
+    @Override
+    public void yieldLeadership() {
+        end(LossCause.YIELDED, "leadership of '" + spec.name() + "' was yielded");
+    }
+
+    /**
+     * Runs {@code work} in the current term, bound to the calling thread and interrupted if the term ends, or returns
+     * {@code otherwise} when this instance does not lead.
+     *
+     * @param work the leader-only work
+     * @param otherwise what to return when not leader
+     * @param <T> the result type
+     * @return the work's result, or {@code otherwise}'s
+     * @throws dev.lease.LeaseLostException when the term ended while the work ran
+     * @throws Throwable what the work threw
+     */
+    public <T> T runAsLeader(LeasedWork<T> work, Supplier<T> otherwise) throws Throwable {
+        HeldLease current = term;
+        if (current == null || !current.isValid()) {
+            return otherwise.get();
+        }
+        return engine.runInTerm(current, work);
+    }
+
+    /**
+     * Ends the campaign: the current term, if any, ends (its work interrupted, its lease released at once, the
+     * revoked event published) before this returns, or after {@code 10s} at most.
+     */
+    @Override
+    public void close() {
+        synchronized (lock) {
+            if (closing) {
+                return;
+            }
+            closing = true;
+        }
+        end(LossCause.SHUTDOWN, "the application is shutting down");
+        campaign.interrupt();
+        if (started && Thread.currentThread() != campaign) {
+            try {
+                campaign.join(CLOSE_WAIT.toMillis());
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void end(LossCause cause, String reason) {
+        HeldLease current;
+        synchronized (lock) {
+            current = term;
+            if (current == null || current.isMarkedLost()) {
+                return;
+            }
+            endReason = reason;
+            endCause = cause;
+        }
+        current.markLost(cause, reason);
+    }
+
+    private void campaign() {
+        Backoff backoff = new Backoff();
+        while (!closing && !engine.isClosed()) {
+            Optional<HeldLease> granted;
+            try {
+                granted = engine.acquireTerm(spec);
+            }
+            catch (RuntimeException ex) {
+                if (closing) {
+                    break;
+                }
+                log.debug("Election '" + spec.name() + "': campaign attempt failed, retrying: " + ex);
+                if (!pause(Duration.ofNanos(backoff.nextNanos()))) {
+                    break;
+                }
+                continue;
+            }
+            if (granted.isEmpty()) {
+                continue;
+            }
+            backoff = new Backoff();
+            LossCause ended = lead(granted.get());
+            if (!closing && !pause(ended == LossCause.YIELDED ? yieldPause : MIN_PAUSE)) {
+                break;
+            }
+        }
+    }
+
+    /** Holds the term until it ends; returns how it ended when this instance ended it, else null. */
+    private LossCause lead(HeldLease granted) {
+        CountDownLatch ended = new CountDownLatch(1);
+        granted.whenLost(ended::countDown);
+        Optional<FencingToken> token = granted.hasToken() ? Optional.of(granted.token()) : Optional.empty();
+        tell(() -> listener.granted(new LeadershipGrantedEvent(spec.name(), token)));
+        synchronized (lock) {
+            endReason = null;
+            endCause = null;
+            term = granted;
+        }
+        if (closing) {
+            // close() ran before the term was visible to it.
+            end(LossCause.SHUTDOWN, "the application is shutting down");
+        }
+        log.info("This instance leads election '" + spec.name() + "'"
+                + token.map(t -> " (term token " + t.value() + ")").orElse("") + " on " + granted.description().backend());
+        awaitEnd(ended, granted);
+        String reason;
+        LossCause cause;
+        synchronized (lock) {
+            term = null;
+            reason = endReason != null ? endReason : granted.lossReason();
+            cause = endCause;
+        }
+        // Released now, not in the background: another instance takes over at once instead of after a ttl.
+        granted.close(false);
+        String why = reason != null ? reason : "the term ended";
+        tell(() -> listener.revoked(new LeadershipRevokedEvent(spec.name(), why)));
+        log.info("This instance no longer leads election '" + spec.name() + "': " + why);
+        return cause;
+    }
+
+    /** Waits for the term to end; an interrupt without closing (nobody else interrupts this thread) changes nothing. */
+    private static void awaitEnd(CountDownLatch ended, HeldLease granted) {
+        while (true) {
+            try {
+                ended.await();
+                return;
+            }
+            catch (InterruptedException ex) {
+                if (granted.isMarkedLost()) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void tell(Runnable event) {
+        try {
+            event.run();
+        }
+        catch (RuntimeException ex) {
+            log.warn("A listener of election '" + spec.name() + "' failed; ignored", ex);
+        }
+    }
+
+    /** Sleeps; false when closing interrupted it. */
+    private boolean pause(Duration pause) {
+        try {
+            TimeUnit.NANOSECONDS.sleep(pause.toNanos());
+            return !closing;
+        }
+        catch (InterruptedException ex) {
+            return false;
+        }
+    }
+
+    @Override
+    public String toString() {
+        HeldLease current = term;
+        return "Election[" + spec.name() + ", " + spec.kind() + ", "
+                + (current != null && current.isValid() ? "leader" + (current.hasToken() ? " (token "
+                        + current.token().value() + ")" : "") : "follower") + ", ttl "
+                + spec.ttl().map(Durations::format).orElse("default") + "]";
+    }
+}

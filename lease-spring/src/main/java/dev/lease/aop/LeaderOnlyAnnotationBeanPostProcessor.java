@@ -1,0 +1,91 @@
+package dev.lease.aop;
+
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ReflectionUtils;
+
+import dev.lease.WhenBusy;
+import dev.lease.leader.LeaderOnly;
+
+/**
+ * Advises {@link LeaderOnly} methods: on the leader of their election they run in its current term (bound to the
+ * thread, interrupted when the term ends), elsewhere they return at once as {@code whenBusy = SKIP} would. Each
+ * method is checked when its bean is created (election name, return type) and declares its election to the
+ * {@link SpringLeaderElections} bean, which checks routing, timing and conflicting kinds once all singletons exist.
+ */
+public class LeaderOnlyAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
+        implements SmartInitializingSingleton {
+
+    private final ObjectProvider<SpringLeaderElections> elections;
+    private final Map<Method, Supplier<Object>> skipValues = new ConcurrentHashMap<>();
+
+    /**
+     * @param elections the elections bean, looked up lazily so that this post-processor does not create it early
+     */
+    public LeaderOnlyAnnotationBeanPostProcessor(ObjectProvider<SpringLeaderElections> elections) {
+        this.elections = elections;
+        setBeforeExistingAdvisors(true);
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        super.setBeanFactory(beanFactory);
+        this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, LeaderOnly.class, true),
+                new LeaderOnlyInterceptor());
+    }
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) {
+        if (isEligible(AopUtils.getTargetClass(bean))) {
+            ReflectionUtils.doWithMethods(AopUtils.getTargetClass(bean), this::inspect,
+                    method -> AnnotatedElementUtils.hasAnnotation(method, LeaderOnly.class));
+        }
+        return super.postProcessAfterInitialization(bean, beanName);
+    }
+
+    private void inspect(Method method) {
+        LeaderOnly leaderOnly = AnnotatedElementUtils.findMergedAnnotation(method, LeaderOnly.class);
+        String where = LeasedMethod.culprit(method, "election '" + leaderOnly.election() + "'");
+        skipValues.computeIfAbsent(method,
+                m -> LeasedMethodParser.skipValue(where + " (@LeaderOnly)", m.getReturnType(), WhenBusy.SKIP));
+        elections.getObject().declare(new SpringLeaderElections.Declaration(leaderOnly.election(), leaderOnly.kind(),
+                null, null, where));
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        SpringLeaderElections found = elections.getIfAvailable();
+        if (found != null) {
+            found.createElections();
+        }
+    }
+
+    private final class LeaderOnlyInterceptor implements MethodInterceptor {
+
+        @Override
+        public Object invoke(MethodInvocation invocation) throws Throwable {
+            Class<?> target = invocation.getThis() != null ? AopUtils.getTargetClass(invocation.getThis()) : null;
+            Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), target);
+            LeaderOnly leaderOnly = AnnotatedElementUtils.findMergedAnnotation(method, LeaderOnly.class);
+            if (leaderOnly == null) {
+                return invocation.proceed();
+            }
+            Supplier<Object> skip = skipValues.getOrDefault(method, () -> null);
+            return elections.getObject().election(leaderOnly.election()).runAsLeader(lease -> invocation.proceed(),
+                    skip);
+        }
+    }
+}
