@@ -206,6 +206,11 @@ public final class Election implements Leadership, AutoCloseable {
     private LossCause lead(HeldLease granted) {
         CountDownLatch ended = new CountDownLatch(1);
         granted.whenLost(ended::countDown);
+        if (granted.isMarkedLost()) {
+            // Lost on the way back from the store: never a term, so no granted or revoked event.
+            granted.close(false);
+            return null;
+        }
         Optional<FencingToken> token = granted.hasToken() ? Optional.of(granted.token()) : Optional.empty();
         tell(() -> listener.granted(new LeadershipGrantedEvent(spec.name(), token)));
         synchronized (lock) {
