@@ -66,6 +66,11 @@ public final class Election implements Leadership, AutoCloseable {
     private String endReason;
     private LossCause endCause;
     private volatile boolean closing;
+    /**
+     * Whether the campaign thread is ending a term (releasing, telling listeners): closing must not interrupt it then,
+     * or the release is cut off mid-call and the lease stays in the store for a ttl. Guarded by {@link #lock}.
+     */
+    private boolean endingTerm;
     private volatile boolean started;
     /** Pause before campaigning again after a yield: long enough for another instance to take over. */
     private final Duration yieldPause;
@@ -150,7 +155,12 @@ public final class Election implements Leadership, AutoCloseable {
             closing = true;
         }
         end(LossCause.SHUTDOWN, "the application is shutting down");
-        campaign.interrupt();
+        synchronized (lock) {
+            if (!endingTerm) {
+                // Waiting for a grant or pausing: wake it up so that it sees it is closing.
+                campaign.interrupt();
+            }
+        }
         if (started && Thread.currentThread() != campaign) {
             try {
                 campaign.join(CLOSE_WAIT.toMillis());
@@ -208,7 +218,13 @@ public final class Election implements Leadership, AutoCloseable {
         granted.whenLost(ended::countDown);
         if (granted.isMarkedLost()) {
             // Lost on the way back from the store: never a term, so no granted or revoked event.
+            synchronized (lock) {
+                endingTerm = true;
+            }
             granted.close(false);
+            synchronized (lock) {
+                endingTerm = false;
+            }
             return null;
         }
         Optional<FencingToken> token = granted.hasToken() ? Optional.of(granted.token()) : Optional.empty();
@@ -228,6 +244,7 @@ public final class Election implements Leadership, AutoCloseable {
         String reason;
         LossCause cause;
         synchronized (lock) {
+            endingTerm = true;
             term = null;
             reason = endReason != null ? endReason : granted.lossReason();
             cause = endCause;
@@ -237,6 +254,9 @@ public final class Election implements Leadership, AutoCloseable {
         String why = reason != null ? reason : "the term ended";
         tell(() -> listener.revoked(new LeadershipRevokedEvent(spec.name(), why)));
         log.info("This instance no longer leads election '" + spec.name() + "': " + why);
+        synchronized (lock) {
+            endingTerm = false;
+        }
         return cause;
     }
 

@@ -120,6 +120,34 @@ class ElectionTest {
         await().atMost(seconds(10)).until(() -> alone.isLeader() && alone.token().orElseThrow().value() > first);
     }
 
+    /** A close that interrupted the campaign thread while it released the term left the lease in the store. */
+    @Test
+    void closingLetsTheTermsReleaseFinishEvenWhenTheStoreIsSlowToAnswer() throws Exception {
+        ScriptedBackend slow = new ScriptedBackend();
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
+        routes.put(LeaseKind.CORRECTNESS, slow);
+        LeaseEngine engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());
+        engines.add(engine);
+        Election election = engine.election(LeaseSpec.of("reports", LeaseKind.CORRECTNESS), new Election.Listener() {
+            @Override
+            public void granted(LeadershipGrantedEvent event) {
+            }
+
+            @Override
+            public void revoked(LeadershipRevokedEvent event) {
+            }
+        });
+        election.start();
+        await().atMost(seconds(10)).until(election::isLeader);
+        slow.releaseBlocks = true;
+        CompletableFuture.runAsync(() -> {
+            await().atMost(seconds(10)).until(() -> slow.releases.get() == 1);
+            slow.hang.countDown();
+        });
+        election.close();
+        assertThat(slow.releasesDone).as("the release ran to its end").hasValue(1);
+    }
+
     private Election instance(String name) {
         return instance(name, null);
     }
