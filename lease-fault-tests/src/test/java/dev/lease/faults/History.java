@@ -143,6 +143,7 @@ final class History {
     }
 
     private final boolean throughEngine;
+    private final boolean terms;
     private final AtomicLong ids = new AtomicLong();
     private final List<Op> ops = new ArrayList<>();
     private final Map<Long, Op> byId = new ConcurrentHashMap<>();
@@ -154,11 +155,12 @@ final class History {
 
     /** A history of holders that run their sections through the lease engine, which interrupts them on loss. */
     History() {
-        this(true);
+        this(true, false);
     }
 
-    private History(boolean throughEngine) {
+    private History(boolean throughEngine, boolean terms) {
         this.throughEngine = throughEngine;
+        this.terms = terms;
     }
 
     /**
@@ -166,11 +168,26 @@ final class History {
      * sections (lost ones told, interrupted ones stopped) do not apply.
      */
     static History withoutEngine() {
-        return new History(false);
+        return new History(false, false);
+    }
+
+    /**
+     * A history of the terms of one election ({@link LeaderWorker}): a section is a term, from its grant (ACQUIRE OK)
+     * to its end (RELEASE: OK when the worker gave it up, FAIL when it was lost), with any number of writes. The
+     * checker then also demands that each worker's terms follow one another, each ended before the next, and that
+     * every term ended by the end of the run (the harness closes every election before the check).
+     */
+    static History ofTerms() {
+        return new History(true, true);
     }
 
     boolean throughEngine() {
         return throughEngine;
+    }
+
+    /** Whether this is a history of election terms; see {@link #ofTerms()}. */
+    boolean terms() {
+        return terms;
     }
 
     Op invoke(int worker, Kind kind) {
@@ -329,7 +346,8 @@ final class History {
     /**
      * The holders' sections, with their interrupts, writes and store-side loss. A worker runs one section at a time, so
      * a WRITE, a RELEASE or an interrupt belongs to the worker's last grant (ACQUIRE OK) acknowledged before it, on
-     * the worker's own clock; an interrupt that names a token must name that grant's.
+     * the worker's own clock; an interrupt that names a token belongs to the worker's last grant of that token
+     * acknowledged before it, and to no section when there is none.
      *
      * <p>The store lost a section's grant when the harness recorded a {@link StoreLoss} of it (the earliest counts),
      * or else at its successor's grant: the ACQUIRE, by another worker, of the next token the store handed out (with
@@ -375,8 +393,9 @@ final class History {
             }
         }
         for (Interrupt interrupt : interrupts()) {
-            Op grant = sectionAt(grantsOf, interrupt.worker(), interrupt.at());
-            if (grant == null || (interrupt.token() != UNKNOWN_TOKEN && interrupt.token() != grant.token)) {
+            Op grant = interrupt.token() == UNKNOWN_TOKEN ? sectionAt(grantsOf, interrupt.worker(), interrupt.at())
+                    : grantOf(grantsOf, interrupt.worker(), interrupt.token(), interrupt.at());
+            if (grant == null) {
                 unplaced.add("interrupt of worker " + interrupt.worker() + " with token " + interrupt.token() + " at "
                         + interrupt.at() + " is in no section of that worker with that token");
                 continue;
@@ -440,6 +459,24 @@ final class History {
             }
         }
         return new LossToInterrupt(List.copyOf(after), List.copyOf(before), atTheEnd, never);
+    }
+
+    /**
+     * The grant of {@code worker}'s section holding {@code token} at {@code at}: its last grant of that token
+     * acknowledged at or before then. By token rather than by time alone: a term's work thread reports an interrupt a
+     * little after the fact, possibly after the campaign thread recorded the term's end and the worker's next grant.
+     */
+    private static Op grantOf(Map<Integer, List<Op>> grantsOf, int worker, long token, long at) {
+        Op found = null;
+        for (Op grant : grantsOf.getOrDefault(worker, List.of())) {
+            if (grant.completedAt - at > 0) {
+                break;
+            }
+            if (grant.token == token) {
+                found = grant;
+            }
+        }
+        return found;
     }
 
     /** The grant of {@code worker}'s section open at {@code at}: its last grant acknowledged at or before then. */

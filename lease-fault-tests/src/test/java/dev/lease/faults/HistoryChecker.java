@@ -32,7 +32,14 @@ import dev.lease.faults.History.Outcome;
  *       or ended with the lease lost (LeaseLostException, a RELEASE FAIL); never a normal RELEASE OK invoked after
  *       the loss (below);</li>
  *   <li>a section stops at its interrupt: no WRITE of it is invoked after its first interrupt, except a forced one,
- *       which must not be accepted after a successor's write (below).</li>
+ *       which must not be accepted after a successor's write (below);</li>
+ *   <li>with tokens: sections never overlap at the resource. In the table's commit order the rows of one section
+ *       form one block: no row of a section comes after a row of another section that followed the first one's
+ *       rows. The table's order is the resource's own, so this needs no clock; with unique tokens and a fence that
+ *       compares it follows from properties 1 and 2, but it is stated per section, so it still holds, and names the
+ *       two sections, when what broke is the tokens;</li>
+ *   <li>for a history {@linkplain History#ofTerms() of election terms}: every term ended (RELEASE) before its
+ *       worker's next term and by the end of the run.</li>
  * </ol>
  * A fence alone only orders writes, so property 2 says nothing of a stale write that lands after a successor was
  * granted but before it wrote: the table then holds the tokens in order. Such a write is counted on its own: a row
@@ -81,6 +88,18 @@ import dev.lease.faults.History.Outcome;
  * worker of the suite always records one or the other. Histories {@linkplain History#withoutEngine() without an
  * engine} (holders that call the backend straight, so no one interrupts them) are not judged by 6 and 7.
  *
+ * <p>Leadership ({@link LeaderWorker}). A term of an election is a section: its grant an ACQUIRE (invoked when the
+ * campaign started, completed when the granted event came), its end a RELEASE (OK when the instance gave it up while
+ * it still held it, FAIL when it was told that it lost it), its writes WRITEs with the term's token. So the leadership
+ * properties are the ones above: no two terms with the same token (1: per election, since a history is one lease
+ * name), terms granted in token order in real time (1), no write of a stale term accepted after a newer term's write
+ * (2, and forced writes in 7), no write of a stale term accepted after a newer term's grant when the terms advance the
+ * fence at grant (4; without fence at grant counted, not failed: the fence alone cannot tell), a term the store lost
+ * was told (6), its work stopped at the interrupt (7), terms never overlap at the resource (8), and each instance
+ * holds one term at a time, every term ending (9). "Never overlap" cannot be stated on the holders' clocks: a frozen
+ * leader believes it leads while its successor does, which is the case the fence exists for; what the resource saw is
+ * what 2, 4 and 8 check.
+ *
  * <p>Without tokens (EFFICIENCY: every token is 0), sections are told apart by worker and time, and the successor is
  * the next grant acknowledged. Property 7 holds as it is: stopping at an interrupt is the section's duty whatever the
  * backend. Property 6 is counted ({@link History#lossToInterrupt}), not failed: a store without tokens may lose a key
@@ -96,7 +115,7 @@ final class HistoryChecker {
     /** What a run showed. */
     record Verdict(String scenario, int cycles, int grants, int writesAccepted, int writesRejected, int writesUnknown,
             int staleWritesAccepted, int staleWritesAfterGrant, int duplicateTokens, int grantsOutOfOrder,
-            int acknowledgedWritesLost, int overlaps, List<String> problems) {
+            int acknowledgedWritesLost, int overlaps, int interleavedSections, List<String> problems) {
 
         boolean safe() {
             return problems.isEmpty();
@@ -159,6 +178,10 @@ final class HistoryChecker {
 
         reconcile(ops, table, fenced, fencedAtGrant, problems);
         checkSections(history, table, fenced, problems);
+        int interleaved = fenced ? interleavedSections(history, table, problems) : 0;
+        if (history.terms()) {
+            checkTerms(history, problems);
+        }
         problems.addAll(history.problems());
 
         int overlaps = fenced ? 0 : countOverlaps(ops, history);
@@ -166,7 +189,7 @@ final class HistoryChecker {
         return new Verdict(scenario, cycles, grants.size(), (int) writes.stream().filter(Op::ok).count(),
                 (int) writes.stream().filter(o -> o.outcome == Outcome.FAIL).count(),
                 (int) writes.stream().filter(o -> o.outcome == Outcome.UNKNOWN).count(), stale,
-                afterGrant.size(), duplicates, outOfOrder, lost, overlaps, List.copyOf(problems));
+                afterGrant.size(), duplicates, outOfOrder, lost, overlaps, interleaved, List.copyOf(problems));
     }
 
     /** Fails with the problems, after writing the whole history as JSON for a human to read. */
@@ -278,6 +301,59 @@ final class HistoryChecker {
         }
         if (fenced) {
             forcedWritesAfterASuccessorsWrite(history.ops(), table, problems);
+        }
+    }
+
+    /**
+     * Property 8 of the class comment: in the table's commit order, the rows of one section (term) form one block. A
+     * row of a section that comes after a row of another section which itself came after the first section's earlier
+     * rows means the two acted at the resource at once, whatever the clocks say. Rows whose write is in no section
+     * are left to the reconciliation.
+     */
+    private static int interleavedSections(History history, List<Accepted> table, List<String> problems) {
+        String what = history.terms() ? "term" : "section";
+        Map<Long, History.Section> sectionOfWrite = new java.util.HashMap<>();
+        for (History.Section section : history.sections(true).all()) {
+            section.writes().forEach(write -> sectionOfWrite.put(write.id, section));
+        }
+        Set<History.Section> closed = new HashSet<>();
+        History.Section current = null;
+        Accepted last = null;
+        int interleaved = 0;
+        for (Accepted row : table) {
+            History.Section section = sectionOfWrite.get(row.writeId());
+            if (section == null || section == current) {
+                last = section == null ? last : row;
+                continue;
+            }
+            if (closed.contains(section)) {
+                interleaved++;
+                problems.add("row " + row.seq() + " (write " + row.writeId() + ") of the " + what + " of worker "
+                        + section.worker() + " with token " + section.token() + " came after row " + last.seq()
+                        + " of the " + what + " of worker " + current.worker() + " with token " + current.token()
+                        + ", which came after the first " + what + "'s earlier rows: the two " + what
+                        + "s overlapped at the resource");
+            }
+            if (current != null) {
+                closed.add(current);
+            }
+            current = section;
+            last = row;
+        }
+        return interleaved;
+    }
+
+    /**
+     * Property 9 of the class comment, for histories of terms: every term ended (a RELEASE) before its worker's next
+     * term and by the end of the run.
+     */
+    private static void checkTerms(History history, List<String> problems) {
+        for (History.Section term : history.sections(true).all()) {
+            if (term.release() == null) {
+                problems.add("the term of worker " + term.worker() + " with token " + term.token() + " (grant "
+                        + term.acquire().id + ") never ended before the worker's next term or the end of the run: no"
+                        + " revoked event, or a term granted while another was open");
+            }
         }
     }
 

@@ -492,4 +492,165 @@ class HistoryCheckerTest {
         op(engine, 3, 0, Kind.RELEASE, 260, 270, Outcome.OK, 1);
         assertThat(HistoryChecker.check("engine", engine, List.of(), true).problems()).hasSize(1);
     }
+
+    /**
+     * The terms of one election, as {@link LeaderWorker} records them: worker 0 leads with token 1 (campaign from 100,
+     * granted at 110) and writes; it is frozen right before a second write; worker 1, campaigning since 105, is granted
+     * token 2 at 200 and writes; worker 0 wakes up, its forced write with token 1 is refused, and it is told that its
+     * term is lost (RELEASE FAIL at 260). Worker 1 gives its term up at the end (RELEASE OK invoked at 300).
+     */
+    private static History termsOfOneElection() {
+        History history = History.ofTerms();
+        op(history, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        op(history, 2, 0, Kind.WRITE, 120, 130, Outcome.OK, 1);
+        op(history, 3, 1, Kind.ACQUIRE, 105, 200, Outcome.OK, 2);
+        op(history, 4, 1, Kind.WRITE, 210, 220, Outcome.OK, 2);
+        op(history, 5, 0, Kind.WRITE, 230, 240, Outcome.FAIL, 1);
+        history.forced(5);
+        history.interrupted(0, 1, 235);
+        op(history, 6, 0, Kind.RELEASE, 260, 260, Outcome.FAIL, 1);
+        op(history, 7, 0, Kind.ACQUIRE, 260, 400, Outcome.FAIL, -1);
+        op(history, 8, 1, Kind.RELEASE, 300, 310, Outcome.OK, 2);
+        return history;
+    }
+
+    private static final List<HistoryChecker.Accepted> TERMS = List.of(row(1, 1, 2), row(2, 2, 4));
+
+    @Test
+    void termsOfAnElectionWhoseFrozenLeaderWasRefusedPass() {
+        HistoryChecker.Verdict verdict = HistoryChecker.check("terms", termsOfOneElection(), TERMS, true);
+        assertThat(verdict.problems()).isEmpty();
+        assertThat(verdict.grants()).as("terms").isEqualTo(2);
+        assertThat(verdict.writesRejected()).isEqualTo(1);
+        assertThat(HistoryChecker.staleWritesRefusedAfterWrite(termsOfOneElection())).isEqualTo(1);
+    }
+
+    @Test
+    void twoTermsWithOneTokenFail() {
+        History history = History.ofTerms();
+        op(history, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        op(history, 2, 0, Kind.RELEASE, 150, 160, Outcome.FAIL, 1);
+        op(history, 3, 1, Kind.ACQUIRE, 105, 200, Outcome.OK, 1);
+        op(history, 4, 1, Kind.RELEASE, 300, 310, Outcome.OK, 1);
+        HistoryChecker.Verdict verdict = HistoryChecker.check("one-token-two-terms", history, List.of(), true);
+        assertThat(verdict.duplicateTokens()).isEqualTo(1);
+        assertThat(verdict.problems()).contains("token 1 granted twice (op 3)");
+    }
+
+    @Test
+    void aWriteOfAStaleTermAcceptedAfterTheNewTermsWriteFails() {
+        History history = termsOfOneElection();
+        history.complete(5, Outcome.OK, 1, 240, null);
+        // A fence that does not compare took worker 0's token 1 after worker 1's token 2.
+        List<HistoryChecker.Accepted> table = List.of(row(1, 1, 2), row(2, 2, 4), row(3, 1, 5));
+        HistoryChecker.Verdict verdict = HistoryChecker.check("stale-term-accepted", history, table, true);
+        assertThat(verdict.staleWritesAccepted()).isEqualTo(1);
+        assertThat(verdict.problems()).contains(
+                "stale write accepted: write 5 with token 1 after the table had accepted token 2",
+                "forced write 5 with token 1 was accepted, although write 4 with token 2 had been acknowledged before"
+                        + " it was invoked");
+    }
+
+    @Test
+    void aWriteOfAStaleTermBetweenTheNewTermsGrantAndItsFirstWriteIsCountedNotFailed() {
+        History history = History.ofTerms();
+        op(history, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        op(history, 2, 1, Kind.ACQUIRE, 105, 200, Outcome.OK, 2);
+        op(history, 3, 0, Kind.WRITE, 201, 210, Outcome.OK, 1);
+        history.forced(3);
+        op(history, 4, 0, Kind.RELEASE, 215, 215, Outcome.FAIL, 1);
+        op(history, 5, 1, Kind.WRITE, 220, 230, Outcome.OK, 2);
+        op(history, 6, 1, Kind.RELEASE, 300, 310, Outcome.OK, 2);
+        List<HistoryChecker.Accepted> table = List.of(row(1, 1, 3), row(2, 2, 5));
+        HistoryChecker.Verdict verdict = HistoryChecker.check("stale-term-in-the-window", history, table, true);
+        assertThat(verdict.staleWritesAfterGrant()).isEqualTo(1);
+        assertThat(verdict.problems()).as("the window a fence alone leaves open").isEmpty();
+        assertThat(HistoryChecker.check("stale-term-in-the-window-fenced-at-grant", history, table, true, true)
+                .problems()).containsExactly("stale write accepted after a successor's grant: write 3 with token 1"
+                        + " was invoked after grant 2 of token 2 had been acknowledged");
+    }
+
+    /**
+     * Worker 0 and worker 1 both hold token 5 (a store that repeated a token), and their writes alternate at the
+     * resource: the table's tokens never go down, so only the duplicate and the interleaving show it.
+     */
+    @Test
+    void termsThatOverlapAtTheResourceFail() {
+        History history = History.ofTerms();
+        op(history, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 5);
+        op(history, 2, 1, Kind.ACQUIRE, 105, 120, Outcome.OK, 5);
+        op(history, 3, 0, Kind.WRITE, 130, 140, Outcome.OK, 5);
+        op(history, 4, 1, Kind.WRITE, 150, 160, Outcome.OK, 5);
+        op(history, 5, 0, Kind.WRITE, 170, 180, Outcome.OK, 5);
+        op(history, 6, 0, Kind.RELEASE, 200, 210, Outcome.OK, 5);
+        op(history, 7, 1, Kind.RELEASE, 200, 210, Outcome.OK, 5);
+        List<HistoryChecker.Accepted> table = List.of(row(1, 5, 3), row(2, 5, 4), row(3, 5, 5));
+        HistoryChecker.Verdict verdict = HistoryChecker.check("overlapping-terms", history, table, true);
+        assertThat(verdict.staleWritesAccepted()).as("invisible to the table's order").isZero();
+        assertThat(verdict.interleavedSections()).isEqualTo(1);
+        assertThat(verdict.problems()).contains("row 3 (write 5) of the term of worker 0 with token 5 came after row 2"
+                + " of the term of worker 1 with token 5, which came after the first term's earlier rows: the two terms"
+                + " overlapped at the resource");
+    }
+
+    @Test
+    void termsThatFollowOneAnotherAtTheResourcePass() {
+        // Worker 0 writes twice in its term, then worker 1 twice in its own: one block each, in token order.
+        History history = History.ofTerms();
+        op(history, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        op(history, 2, 0, Kind.WRITE, 120, 130, Outcome.OK, 1);
+        op(history, 3, 0, Kind.WRITE, 140, 150, Outcome.OK, 1);
+        op(history, 4, 0, Kind.RELEASE, 160, 170, Outcome.OK, 1);
+        op(history, 5, 1, Kind.ACQUIRE, 105, 180, Outcome.OK, 2);
+        op(history, 6, 1, Kind.WRITE, 190, 200, Outcome.OK, 2);
+        op(history, 7, 1, Kind.WRITE, 210, 220, Outcome.OK, 2);
+        op(history, 8, 1, Kind.RELEASE, 230, 240, Outcome.OK, 2);
+        HistoryChecker.Verdict verdict = HistoryChecker.check("terms-in-order", history,
+                List.of(row(1, 1, 2), row(2, 1, 3), row(3, 2, 6), row(4, 2, 7)), true);
+        assertThat(verdict.problems()).isEmpty();
+        assertThat(verdict.interleavedSections()).isZero();
+    }
+
+    @Test
+    void aTermThatNeverEndedFailsOnlyInAHistoryOfTerms() {
+        History terms = History.ofTerms();
+        op(terms, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        op(terms, 2, 0, Kind.WRITE, 120, 130, Outcome.OK, 1);
+        assertThat(HistoryChecker.check("term-never-ended", terms, List.of(row(1, 1, 2)), true).problems())
+                .containsExactly("the term of worker 0 with token 1 (grant 1) never ended before the worker's next term"
+                        + " or the end of the run: no revoked event, or a term granted while another was open");
+
+        History sections = new History();
+        op(sections, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        op(sections, 2, 0, Kind.WRITE, 120, 130, Outcome.OK, 1);
+        assertThat(HistoryChecker.check("section-not-judged", sections, List.of(row(1, 1, 2)), true).problems())
+                .as("a hand-made history of sections need not say how they ended").isEmpty();
+    }
+
+    @Test
+    void aTermGrantedWhileTheSameInstancesTermWasOpenFails() {
+        History history = History.ofTerms();
+        op(history, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        op(history, 2, 0, Kind.ACQUIRE, 120, 130, Outcome.OK, 2);
+        op(history, 3, 0, Kind.RELEASE, 140, 150, Outcome.OK, 2);
+        assertThat(HistoryChecker.check("two-terms-at-once", history, List.of(), true).problems())
+                .containsExactly("the term of worker 0 with token 1 (grant 1) never ended before the worker's next term"
+                        + " or the end of the run: no revoked event, or a term granted while another was open");
+    }
+
+    @Test
+    void anInterruptSeenAfterTheWorkersNextTermBeganBelongsToTheTermItNames() {
+        // Worker 0's work thread reports the interrupt of its term 1 at 450, after its campaign thread recorded the
+        // term's end (300) and its next term's grant (400).
+        History history = History.ofTerms();
+        op(history, 1, 0, Kind.ACQUIRE, 100, 110, Outcome.OK, 1);
+        op(history, 2, 0, Kind.RELEASE, 300, 300, Outcome.FAIL, 1);
+        op(history, 3, 0, Kind.ACQUIRE, 300, 400, Outcome.OK, 3);
+        history.interrupted(0, 1, 450);
+        op(history, 4, 0, Kind.RELEASE, 500, 510, Outcome.OK, 3);
+        HistoryChecker.Verdict verdict = HistoryChecker.check("late-interrupt", history, List.of(), true);
+        assertThat(verdict.problems()).isEmpty();
+        assertThat(history.sections(true).all()).first().satisfies(term -> assertThat(term.interruptedAt())
+                .isEqualTo(450L));
+    }
 }
