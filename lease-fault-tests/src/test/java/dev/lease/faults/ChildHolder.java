@@ -301,6 +301,9 @@ final class ChildHolder implements AutoCloseable {
                     history.interrupted(worker, f.length > 2 ? Long.parseLong(f[2]) : History.UNKNOWN_TOKEN, at);
                 }
                 case "FORCED" -> history.forced(Long.parseLong(f[1]));
+                // PROBLEM <text>: what the child's worker saw go wrong (split in at most 7 fields: joined back).
+                case "PROBLEM" -> history.problem("child holder " + child + " (worker " + worker + "): "
+                        + String.join(" ", java.util.Arrays.asList(f).subList(1, f.length)));
                 case "INV" -> {
                     Kind kind = Kind.valueOf(f[2]);
                     long id = Long.parseLong(f[1]);

@@ -25,6 +25,13 @@ interface EventSink {
     default void forced(long id) {
     }
 
+    /**
+     * Something the worker saw that makes the history untrustworthy or shows a bug it cannot record as an op (an
+     * election event out of order, leader work with a token no grant announced): fails the check, see
+     * {@link History#problem}.
+     */
+    void problem(String what);
+
     /** Records into {@code history} as worker {@code worker}. */
     static EventSink of(History history, int worker) {
         return new EventSink() {
@@ -51,6 +58,11 @@ interface EventSink {
             @Override
             public void forced(long id) {
                 history.forced(id);
+            }
+
+            @Override
+            public void problem(String what) {
+                history.problem("worker " + worker + ": " + what);
             }
         };
     }

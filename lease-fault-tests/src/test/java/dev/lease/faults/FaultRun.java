@@ -12,6 +12,7 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.lease.LeaseKind;
 import dev.lease.LeaseTemplate;
+import dev.lease.core.LeaseEngine;
 import dev.lease.testing.TestTiming;
 
 /**
@@ -22,14 +23,14 @@ final class FaultRun implements AutoCloseable {
 
     private static final Log log = LogFactory.getLog(FaultRun.class);
 
-    final History history = new History();
+    final History history;
     private final String scenario;
     private final String backend;
     private final LeaseKind kind;
     private final Ledger ledger;
     private final boolean fencedAtGrant;
     private final long startedAt = System.nanoTime();
-    private final List<LeaseWorker> workers = new ArrayList<>();
+    private final List<Worker> workers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private final List<ChildHolder> children = new ArrayList<>();
     private int faults;
@@ -44,12 +45,43 @@ final class FaultRun implements AutoCloseable {
      *        after a successor's grant fails the run instead of being reported
      */
     FaultRun(String scenario, String backend, LeaseKind kind, Ledger ledger, boolean fencedAtGrant) {
+        this(scenario, backend, kind, ledger, fencedAtGrant, new History());
+    }
+
+    private FaultRun(String scenario, String backend, LeaseKind kind, Ledger ledger, boolean fencedAtGrant,
+            History history) {
+        this.history = history;
         this.scenario = scenario + Mutant.suffix();
         MutantRuns.started(scenario, kind);
         this.backend = backend;
         this.kind = kind;
         this.ledger = ledger;
         this.fencedAtGrant = fencedAtGrant;
+    }
+
+    /**
+     * A run of a leadership workload: its lease name is an election's, its workers are {@link LeaderWorker}s
+     * ({@link #leader}, and child JVMs in {@code mode=leader}), its history {@linkplain History#ofTerms() of terms}.
+     */
+    static FaultRun leadership(String scenario, String backend, LeaseKind kind, Ledger ledger) {
+        return new FaultRun(scenario, backend, kind, ledger, false, History.ofTerms());
+    }
+
+    /**
+     * Starts a {@link LeaderWorker} thread in this JVM on {@code engine}, campaigning for the election
+     * {@code config.lease()} and running {@code beforeWrite} before each write of its terms.
+     */
+    LeaderWorker leader(int id, LeaseEngine engine, LeaseWorker.Config config, LeaseWorker.BeforeWrite beforeWrite) {
+        return leader(id, engine, config, beforeWrite, ledger);
+    }
+
+    /**
+     * Same, writing through {@code link}: see {@link #worker(int, LeaseTemplate, LeaseWorker.Config,
+     * LeaseWorker.BeforeWrite, Ledger)}.
+     */
+    LeaderWorker leader(int id, LeaseEngine engine, LeaseWorker.Config config, LeaseWorker.BeforeWrite beforeWrite,
+            Ledger link) {
+        return start(new LeaderWorker(id, engine, link, config, EventSink.of(history, id), beforeWrite), id);
     }
 
     /** Starts a worker thread in this JVM on {@code engine}. */
@@ -68,7 +100,10 @@ final class FaultRun implements AutoCloseable {
      */
     LeaseWorker worker(int id, LeaseTemplate engine, LeaseWorker.Config config, LeaseWorker.BeforeWrite beforeWrite,
             Ledger link) {
-        LeaseWorker worker = new LeaseWorker(id, engine, link, config, EventSink.of(history, id), beforeWrite);
+        return start(new LeaseWorker(id, engine, link, config, EventSink.of(history, id), beforeWrite), id);
+    }
+
+    private <W extends Worker> W start(W worker, int id) {
         Thread thread = new Thread(worker, scenario + "-worker-" + id);
         thread.setDaemon(true);
         workers.add(worker);
@@ -78,7 +113,7 @@ final class FaultRun implements AutoCloseable {
     }
 
     /** The worker threads of this JVM started so far. */
-    List<LeaseWorker> workers() {
+    List<Worker> workers() {
         return List.copyOf(workers);
     }
 
@@ -111,9 +146,12 @@ final class FaultRun implements AutoCloseable {
                 && op.completedAt - since > 0 && op.token > above);
     }
 
-    /** The completed write of {@code worker} with {@code token}, if there is one yet. */
-    History.Op completedWrite(int worker, long token) {
-        return history.ops().stream().filter(op -> op.kind == History.Kind.WRITE && op.worker == worker
+    /**
+     * The completed frozen write ({@linkplain History#forced forced}) of {@code worker} with {@code token}, if there is
+     * one yet: a leader writes many times in one term, all with its token, and only the frozen one is the stale write.
+     */
+    History.Op completedFrozenWrite(int worker, long token) {
+        return history.ops().stream().filter(op -> op.kind == History.Kind.WRITE && op.worker == worker && op.forced
                 && op.outcome != History.Outcome.PENDING && op.token == token).findFirst().orElse(null);
     }
 
@@ -153,7 +191,7 @@ final class FaultRun implements AutoCloseable {
             return;
         }
         finished = true;
-        workers.forEach(LeaseWorker::stop);
+        workers.forEach(Worker::stop);
         for (ChildHolder child : children) {
             child.close();
         }

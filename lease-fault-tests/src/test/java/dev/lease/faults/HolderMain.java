@@ -25,13 +25,13 @@ import dev.lease.zookeeper.ZooKeeperLeaseBackend;
 
 /**
  * A lease holder in a JVM of its own, so that it can be paused for real ({@code kill -STOP}) or run under a fake
- * wall clock: a real {@link LeaseEngine} over a ZooKeeper or JDBC backend running one {@link LeaseWorker}. Events go
- * to stdout as lines starting with {@value #PREFIX} (anything else on stdout is logging); stdin takes
- * {@code stop}, {@code clock}, {@code go} and {@code arm}. Started by {@link ChildHolder}; arguments are
- * {@code key=value};
- * with {@code pause-before-write=true} the first write waits for {@code go} (see {@link PausedWrite}); with
- * {@code fence-at-grant=true} every grant advances the ledger's fence before the work runs; {@code long-hold-*}, see
- * {@link LongHolds}.
+ * wall clock: a real {@link LeaseEngine} over a ZooKeeper or JDBC backend running one {@link LeaseWorker}, or with
+ * {@code mode=leader} one {@link LeaderWorker} campaigning for the election named {@code lease}. Events go to stdout
+ * as lines starting with {@value #PREFIX} (anything else on stdout is logging); stdin takes {@code stop},
+ * {@code clock}, {@code go} and {@code arm}. Started by {@link ChildHolder}; arguments are {@code key=value}; with
+ * {@code pause-before-write=true} the first write (of the first term, for a leader) waits for {@code go} (see
+ * {@link PausedWrite}); with {@code fence-at-grant=true} every grant advances the ledger's fence before the work
+ * runs; {@code long-hold-*}, see {@link LongHolds}.
  */
 public final class HolderMain {
 
@@ -77,8 +77,11 @@ public final class HolderMain {
         }
         try (LeaseEngine engine = Mutant.engine(backend, LeaseKind.CORRECTNESS, fenceAtGrant ? ledger.fence() : null)) {
             PausedWrite gate = new PausedWrite(out, Boolean.parseBoolean(conf.get("pause-before-write")));
-            LeaseWorker worker = new LeaseWorker(Integer.parseInt(conf.get("worker")), engine, ledger, config,
-                    printing(out), LongHolds.of(conf).then(gate));
+            int id = Integer.parseInt(conf.get("worker"));
+            LeaseWorker.BeforeWrite beforeWrite = LongHolds.of(conf).then(gate);
+            Worker worker = "leader".equals(conf.get("mode"))
+                    ? new LeaderWorker(id, engine, ledger, config, printing(out), beforeWrite)
+                    : new LeaseWorker(id, engine, ledger, config, printing(out), beforeWrite);
             Thread control = new Thread(() -> control(worker, gate, out), "holder-control");
             control.setDaemon(true);
             control.start();
@@ -95,7 +98,7 @@ public final class HolderMain {
         System.exit(0);
     }
 
-    private static void control(LeaseWorker worker, PausedWrite gate, PrintStream out) {
+    private static void control(Worker worker, PausedWrite gate, PrintStream out) {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
             String line;
             while ((line = in.readLine()) != null) {
@@ -213,6 +216,11 @@ public final class HolderMain {
             @Override
             public void forced(long id) {
                 out.println(PREFIX + "FORCED " + id);
+            }
+
+            @Override
+            public void problem(String what) {
+                out.println(PREFIX + "PROBLEM " + what.replace('\n', ' ').replace('\r', ' '));
             }
         };
     }

@@ -1,7 +1,6 @@
 package dev.lease.faults;
 
 import java.time.Duration;
-import java.util.Random;
 
 import dev.lease.LeaseKind;
 import dev.lease.LeaseLostException;
@@ -14,11 +13,11 @@ import dev.lease.faults.History.Outcome;
 /**
  * One holder of a fault scenario, in this JVM or in a child: loops acquire → work → write(token) → release through
  * the real engine ({@link LeaseTemplate#execute}), so renewal, monotonic validity and interrupt-on-loss are all
- * exercised, and reports every step to an {@link EventSink}. The work before the write is a sleep, so a holder that
- * is paused or cut off while holding wakes up and tries to write with its old token unless the interrupt stops it
- * first: that write is what the fence must refuse.
+ * exercised, and reports every step to an {@link EventSink}. The work in the section is {@link SectionWork}: a sleep,
+ * then the write, so a holder that is paused or cut off while holding wakes up and tries to write with its old token
+ * unless the interrupt stops it first: that write is what the fence must refuse.
  */
-final class LeaseWorker implements Runnable {
+final class LeaseWorker implements Worker {
 
     /**
      * Runs in the holder's thread right before each write, with the token the write will carry: a child JVM uses it
@@ -83,14 +82,10 @@ final class LeaseWorker implements Runnable {
 
     private static final Duration BACKOFF = Duration.ofMillis(100);
 
-    private final int worker;
     private final LeaseTemplate engine;
-    private final Ledger ledger;
     private final Config config;
     private final EventSink sink;
-    private final Random random;
-    private final BeforeWrite beforeWrite;
-    private long seq;
+    private final SectionWork work;
     private final Object turn = new Object();
     private volatile boolean stopped;
     private boolean standingBy;
@@ -102,16 +97,14 @@ final class LeaseWorker implements Runnable {
 
     LeaseWorker(int worker, LeaseTemplate engine, Ledger ledger, Config config, EventSink sink,
             BeforeWrite beforeWrite) {
-        this.worker = worker;
         this.engine = engine;
-        this.ledger = ledger;
         this.config = config;
         this.sink = sink;
-        this.random = new Random(config.seed() * 1_000_003 + worker);
-        this.beforeWrite = beforeWrite;
+        this.work = new SectionWork(worker, ledger, sink, config, beforeWrite);
     }
 
-    void stop() {
+    @Override
+    public void stop() {
         synchronized (turn) {
             stopped = true;
             turn.notifyAll();
@@ -122,14 +115,16 @@ final class LeaseWorker implements Runnable {
      * While on, the worker acquires nothing more once its current cycle ends: a worker that releases and at once
      * acquires again can starve a holder whose backend only polls for a free lease (JDBC), for as long as it likes.
      */
-    void standBy(boolean on) {
+    @Override
+    public void standBy(boolean on) {
         synchronized (turn) {
             standingBy = on;
             turn.notifyAll();
         }
     }
 
-    boolean holding() {
+    @Override
+    public boolean holding() {
         return holding;
     }
 
@@ -157,7 +152,7 @@ final class LeaseWorker implements Runnable {
     }
 
     private void cycle() {
-        long acquire = nextId();
+        long acquire = work.nextId();
         long[] token = { -1 };
         long[] release = { 0 };
         sink.invoke(acquire, Kind.ACQUIRE, System.nanoTime());
@@ -167,29 +162,14 @@ final class LeaseWorker implements Runnable {
                 sink.complete(acquire, Kind.ACQUIRE, Outcome.OK, token[0], System.nanoTime(), null);
                 holding = true;
                 try {
-                    Thread.sleep(random.nextInt((int) config.maxHold().toMillis() + 1));
-                    beforeWrite.beforeWrite(token[0]);
-                    boolean interruptedWriting = write(lease.name(), token[0], beforeWrite.forcesWrite());
-                    if (interruptedWriting || Thread.currentThread().isInterrupted()) {
-                        // A write does not stop halfway for an interrupt: one that came during it (or since the
-                        // sleep) shows now. The flag stays for the engine, which turns it into LeaseLostException.
-                        sink.interrupted(token[0], System.nanoTime());
+                    if (!work.run(lease.name(), token[0])) {
+                        return null; // swallowed its interrupt: the engine reports the loss
                     }
-                }
-                catch (InterruptedException ex) {
-                    sink.interrupted(token[0], System.nanoTime());
-                    if (Mutant.swallowsInterrupts()) {
-                        // The mutant section: told that its lease is lost, it writes anyway (not forced: the
-                        // history must take it for a section that ignored its interrupt).
-                        write(lease.name(), token[0], false);
-                        return null;
-                    }
-                    throw ex;
                 }
                 finally {
                     holding = false;
                 }
-                release[0] = nextId();
+                release[0] = work.nextId();
                 sink.invoke(release[0], Kind.RELEASE, System.nanoTime());
                 return null;
             });
@@ -219,41 +199,6 @@ final class LeaseWorker implements Runnable {
             }
             backoff();
         }
-    }
-
-    /** Writes with {@code token}; true when the write failed because the thread was interrupted. */
-    private boolean write(String lease, long token, boolean forced) {
-        long write = nextId();
-        sink.invoke(write, Kind.WRITE, System.nanoTime());
-        if (forced) {
-            sink.forced(write);
-        }
-        try {
-            boolean accepted = ledger.write(lease, token, write);
-            sink.complete(write, Kind.WRITE, accepted ? Outcome.OK : Outcome.FAIL, token, System.nanoTime(),
-                    accepted ? null : "stale token refused by the fence");
-            return false;
-        }
-        catch (RuntimeException ex) {
-            // The commit may or may not have happened: the checker looks for it in the table either way.
-            sink.complete(write, Kind.WRITE, Outcome.UNKNOWN, token, System.nanoTime(), ex.toString());
-            return causedByInterrupt(ex);
-        }
-    }
-
-    /** A driver may turn an interrupt into its own exception and clear the flag. */
-    private static boolean causedByInterrupt(Throwable ex) {
-        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-            if (cause instanceof InterruptedException || cause instanceof java.io.InterruptedIOException
-                    || cause instanceof java.nio.channels.ClosedByInterruptException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private long nextId() {
-        return worker * 1_000_000_000L + (++seq);
     }
 
     private void backoff() {

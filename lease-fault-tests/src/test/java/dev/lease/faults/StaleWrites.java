@@ -72,7 +72,7 @@ final class StaleWrites {
      * refused) or before it (accepted by a fence alone, refused when the holders fence at grant). Both orders occur
      * when {@code rounds >= 2}: the last round takes the order that did not occur yet.
      */
-    static Tally pausedWrites(FaultRun run, ChildHolder child, LeaseWorker rival, HeldAfterGrant successor,
+    static Tally pausedWrites(FaultRun run, ChildHolder child, Worker rival, HeldAfterGrant successor,
             int rounds, Random random, boolean fencedAtGrant) throws Exception {
         int after = 0;
         int before = 0;
@@ -97,7 +97,7 @@ final class StaleWrites {
         return new Tally(after, before);
     }
 
-    private static History.Op pausedWrite(FaultRun run, ChildHolder child, LeaseWorker rival, HeldAfterGrant successor,
+    private static History.Op pausedWrite(FaultRun run, ChildHolder child, Worker rival, HeldAfterGrant successor,
             Order order, int resumeDelayMs, boolean arm) throws Exception {
         long token;
         // The rival stands by until the child holds: a worker that releases and at once acquires again can starve a
@@ -131,7 +131,7 @@ final class StaleWrites {
                     + " until another worker was granted token " + newer + ", then SIGCONT " + resumeDelayMs
                     + " ms later and the write, " + order, resumedAt);
             History.Op write = await().atMost(BOUND).pollInterval(POLL)
-                    .until(() -> run.completedWrite(child.worker(), token), op -> op != null);
+                    .until(() -> run.completedFrozenWrite(child.worker(), token), op -> op != null);
             assertThat(newer).as("the successor's token").isGreaterThan(token);
             return write;
         }
@@ -146,7 +146,7 @@ final class StaleWrites {
      * wrote with a newer token the fault is undone and the child resumes and writes with its old token: the fence
      * must refuse it. {@code rivals} stand by until the child holds.
      */
-    static long pausedAcross(FaultRun run, ChildHolder child, List<LeaseWorker> rivals, String what, Strike strike)
+    static long pausedAcross(FaultRun run, ChildHolder child, List<? extends Worker> rivals, String what, Strike strike)
             throws Exception {
         long token;
         rivals.forEach(rival -> rival.standBy(true));
@@ -195,7 +195,7 @@ final class StaleWrites {
 
     private static void assertRefused(FaultRun run, int worker, long token) {
         History.Op write = await().atMost(BOUND).pollInterval(POLL)
-                .until(() -> run.completedWrite(worker, token), op -> op != null);
+                .until(() -> run.completedFrozenWrite(worker, token), op -> op != null);
         assertThat(write.outcome).as("the frozen write of worker " + worker + " with token " + token + ", after "
                 + "another worker's write with a newer token (" + write.detail + ")").isEqualTo(History.Outcome.FAIL);
     }

@@ -328,7 +328,7 @@ class ZooKeeperFaultScenariosTest {
     }
 
     /** Same, with {@code rivals} standing by until the child holds the lease, so that they cannot starve it. */
-    static void pauseUntilTakenOver(FaultRun run, ChildHolder child, List<LeaseWorker> rivals) throws Exception {
+    static void pauseUntilTakenOver(FaultRun run, ChildHolder child, List<? extends Worker> rivals) throws Exception {
         long grants = run.grantsOf(child.worker());
         rivals.forEach(rival -> rival.standBy(true));
         try {
