@@ -128,6 +128,34 @@ class JdbcFaultScenariosTest {
         }
     }
 
+    /**
+     * Leadership, as {@link ZooKeeperFaultScenariosTest#pausedLeader()}: the leader of an election, in a child JVM, is
+     * frozen right before a write of its term until its term's row expired and the in-process instance was elected;
+     * let go, it writes with its old term's token, refused by the fence after the new leader's first write. Then the
+     * child is frozen wherever it stands in a later term, until taken over. The in-process instance stands by (its
+     * election closed) whenever the child must win: it would otherwise win every race against a child that polls.
+     */
+    @Test
+    void pausedLeader() throws Exception {
+        String election = "jdbc-leader-paused";
+        try (FaultRun run = FaultRun.leadership("jdbc-leader-paused", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS,
+                ledger(election)); LeaseEngine local = engine()) {
+            Map<String, String> args = childArgs(election, TTL, 8);
+            args.put("mode", "leader");
+            args.put("pause-before-write", "true");
+            ChildHolder child = run.child(1, args, Map.of());
+            child.awaitWriteReady();
+            HeldAfterGrant successor = new HeldAfterGrant();
+            LeaderWorker rival = run.leader(2, local, config(election, TTL, 8), successor);
+            StaleWrites.Tally tally = StaleWrites.pausedWrites(run, child, rival, successor, Soak.rounds(2),
+                    new Random(Seeds.of("jdbc-leader-paused")), false);
+            for (int round = 0; round < Soak.rounds(1); round++) {
+                ZooKeeperFaultScenariosTest.pauseUntilTakenOver(run, child, List.of(rival));
+            }
+            ZooKeeperFaultScenariosTest.assertStaleWrites(run.finish(), tally);
+        }
+    }
+
     @Test
     void connectionKill() throws Exception {
         String lease = "jdbc-kill";

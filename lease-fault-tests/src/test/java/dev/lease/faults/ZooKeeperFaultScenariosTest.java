@@ -145,6 +145,39 @@ class ZooKeeperFaultScenariosTest {
         }
     }
 
+    /**
+     * Leadership: the leader of an election, in a child JVM, is frozen (SIGSTOP) while it leads and stands right before
+     * a write of its term; the in-process instance is elected once the child's session expired, and the child, let go,
+     * still believes it leads and writes with its old term's token. After the new leader's first write the fence must
+     * refuse it; between the new leader's grant and its first write it is accepted (a fence alone cannot tell: the
+     * window fence at grant closes), and both orders occur. Then the child is frozen wherever it stands in a later
+     * term, until the other instance took over. The in-process instance stands by (its election closed) whenever the
+     * child must win the election. The history check covers the terms: no token twice, none accepted stale, lost terms
+     * told, terms never overlapping at the resource, each ended.
+     */
+    @Test
+    void pausedLeader() throws Exception {
+        String election = "zk-leader-paused";
+        try (FaultRun run = FaultRun.leadership("zookeeper-leader-paused", "zookeeper", LeaseKind.CORRECTNESS,
+                ledger(election));
+                ZooKeeperHolder local = ZooKeeperHolder.connect(zookeeper.getConnectString(), SESSION)) {
+            Map<String, String> args = childArgs(election, zookeeper.getConnectString(), SESSION, 10);
+            args.put("mode", "leader");
+            args.put("pause-before-write", "true");
+            ChildHolder child = run.child(1, args, Map.of());
+            // The child first, alone: it leads and stands before the first write of its term.
+            child.awaitWriteReady();
+            HeldAfterGrant successor = new HeldAfterGrant();
+            LeaderWorker rival = run.leader(2, local.engine(), config(election, SESSION, 10), successor);
+            StaleWrites.Tally tally = StaleWrites.pausedWrites(run, child, rival, successor, Soak.rounds(2),
+                    new Random(Seeds.of("zookeeper-leader-paused")), false);
+            for (int round = 0; round < Soak.rounds(1); round++) {
+                pauseUntilTakenOver(run, child, List.of(rival));
+            }
+            assertStaleWrites(run.finish(), tally);
+        }
+    }
+
     @Test
     void networkFreezePastTheSessionTimeout() throws Exception {
         String lease = "zk-freeze";
