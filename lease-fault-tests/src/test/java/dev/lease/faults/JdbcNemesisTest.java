@@ -17,6 +17,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.mariadb.jdbc.MariaDbDataSource;
 
 import dev.lease.LeaseKind;
+import dev.lease.core.LeaseEngine;
 import dev.lease.jdbc.JdbcLeaseBackend;
 import dev.lease.testing.MariaDbServer;
 import dev.lease.testing.TcpProxy;
@@ -29,7 +30,8 @@ import dev.lease.testing.TestTiming;
  * a PostgreSQL of its own, apart from the lease store, so a fault on one leaves the other up. The nemesis crashes
  * both PostgreSQLs ({@code pg_ctl stop -m immediate}; MariaDB is paused instead), freezes, cuts, slows and resets
  * the holders' links, holds COMMIT replies back past the client's timeout and pauses the children, on random
- * timers, overlapping, whoever holds.
+ * timers, overlapping, whoever holds. The instances also campaign for one election ({@link LeaderWorker}) and write in
+ * their terms, under the same faults.
  */
 @ExtendWith(MutantRuns.class)
 class JdbcNemesisTest {
@@ -92,13 +94,17 @@ class JdbcNemesisTest {
      */
     private static void run(NemesisScenario scenario, Nemesis nemesis, NemesisScenario.Closer open, int storePort,
             CrashablePostgres resource, IntFunction<DataSource> link, IntFunction<String> childUrl) throws Exception {
+        scenario.election();
         for (int i = 1; i <= INSTANCES; i++) {
             TcpProxy leaseLink = open.add(new TcpProxy(storePort));
             TcpProxy resourceLink = open.add(new TcpProxy(resource.port()));
             JdbcLeaseBackend backend = new JdbcLeaseBackend(new ReusedConnections(link.apply(leaseLink.port())));
             DataSource ledgerLink = CrashablePostgres.dataSource(resourceLink.port(),
                     NemesisScenario.resourceLinkOptions("jdbc-holder-" + i));
-            scenario.workers(i, open.add(ZooKeeperHolder.engine(backend, LeaseKind.CORRECTNESS)), HOLDS,
+            LeaseEngine engine = open.add(ZooKeeperHolder.engine(backend, LeaseKind.CORRECTNESS));
+            scenario.workers(i, engine, HOLDS,
+                    lease -> Ledger.attach(new ReusedConnections(ledgerLink), NemesisScenario.CHECK, lease));
+            scenario.leader(i, engine, HOLDS,
                     lease -> Ledger.attach(new ReusedConnections(ledgerLink), NemesisScenario.CHECK, lease));
             NemesisScenario.leaseLinkFaults(nemesis, "instance " + i, leaseLink, TTL, 0.25);
             NemesisScenario.resourceLinkFaults(nemesis, "instance " + i, resourceLink, TTL, 0.25);

@@ -11,6 +11,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import dev.lease.LeaseKind;
+import dev.lease.core.LeaseEngine;
 import dev.lease.testing.TcpProxy;
 
 /**
@@ -23,6 +24,9 @@ import dev.lease.testing.TcpProxy;
  * <p>A CORRECTNESS scenario starts with one forced stale write of its first child holder on the first lease name
  * ({@link StaleWrites#pausedAcross}), before the nemesis strikes: the nemesis alone rarely puts a write after a
  * successor's, so without it a fence that does not compare could pass a short run unnoticed.
+ *
+ * <p>A scenario may add an election ({@link #election()}): a leadership workload on its instances ({@link #leader}),
+ * one more run with a history of terms, struck by the same faults; its terms are not counted in the cycle goal.
  *
  * <p>Also the faults every backend shares, registered on the nemesis by the scenario: pausing a child holder,
  * cutting a holder's link to the lease store, and delaying or timing out its link to the resource database.
@@ -63,6 +67,11 @@ final class NemesisScenario implements AutoCloseable {
     private final List<FaultRun> runs = new ArrayList<>();
     private final List<String> leases = new ArrayList<>();
     private final List<Ledger> ledgers = new ArrayList<>();
+    private final Function<String, Ledger> checked;
+    private final String backend;
+    /** The run of the scenario's election and its ledger, when it has one ({@link #election()}). */
+    private FaultRun election;
+    private Ledger electionLedger;
     private Nemesis nemesis;
     /** The child whose first write is frozen for the forced stale write, and its lease-store link (or null). */
     private ChildHolder forced;
@@ -74,6 +83,8 @@ final class NemesisScenario implements AutoCloseable {
     NemesisScenario(String prefix, String backend, LeaseKind kind, int names, Function<String, Ledger> checked) {
         this.prefix = prefix;
         this.kind = kind;
+        this.checked = checked;
+        this.backend = backend;
         this.seed = Seeds.of(prefix);
         log.info(prefix + ": " + length().toSeconds() + " s");
         for (int i = 1; i <= names; i++) {
@@ -92,13 +103,48 @@ final class NemesisScenario implements AutoCloseable {
         return runs;
     }
 
+    /** The runs of the lease names, then the election's, if any. */
+    private List<FaultRun> all() {
+        List<FaultRun> all = new ArrayList<>(runs);
+        if (election != null) {
+            all.add(election);
+        }
+        return all;
+    }
+
+    /**
+     * Adds an election to the scenario, {@code <prefix>-leader}: a leadership workload ({@link LeaderWorker}) on the
+     * instances that {@link #leader} starts it on, struck by the same nemesis as the leases (their links, the stores,
+     * the resource), with a history of terms checked like the others ({@link FaultRun#leadership}). Before the
+     * nemesis starts.
+     */
+    void election() {
+        String name = prefix + "-leader";
+        electionLedger = checked.apply(name);
+        election = FaultRun.leadership(name, backend, kind, electionLedger);
+        election.history.attribute("seed", Long.toString(seed));
+        election.history.attribute("replay", Seeds.replay(seed));
+    }
+
+    /**
+     * Starts leader {@code id} on {@code engine}, campaigning for the scenario's election ({@link #election()}) and
+     * writing through {@code link} (its ledger for the election's name). Its holds are the leases' holds, some longer
+     * than the ttl, which only the term's renewal carries through.
+     */
+    void leader(int id, LeaseEngine engine, Holds holds, Function<String, Ledger> link) {
+        String name = prefix + "-leader";
+        long leaderSeed = seed * 37 + id;
+        election.leader(id, engine, holds.config(name, leaderSeed), new LongHolds(LONG_HOLD_PERCENT, holds.ttl(),
+                holds.ttl().multipliedBy(2), leaderSeed * 131 + id), link.apply(name));
+    }
+
     List<String> leases() {
         return leases;
     }
 
     /** The nemesis of this scenario, firing every {@code minGap} to {@code maxGap}; faults are added, then started. */
     Nemesis nemesis(Duration minGap, Duration maxGap) {
-        nemesis = new Nemesis(seed, minGap, maxGap, (what, at) -> runs.forEach(run -> run.fault(what, at)));
+        nemesis = new Nemesis(seed, minGap, maxGap, (what, at) -> all().forEach(run -> run.fault(what, at)));
         return nemesis;
     }
 
@@ -146,7 +192,7 @@ final class NemesisScenario implements AutoCloseable {
         nemesis.close();
         List<HistoryChecker.Verdict> verdicts = new ArrayList<>();
         List<AssertionError> failures = new ArrayList<>();
-        for (FaultRun run : runs) {
+        for (FaultRun run : all()) {
             try {
                 verdicts.add(run.finish());
             }
@@ -162,8 +208,8 @@ final class NemesisScenario implements AutoCloseable {
         int overlaps = verdicts.stream().mapToInt(HistoryChecker.Verdict::overlaps).sum();
         long unknownCommitted = unknownWritesCommitted();
         log.info(prefix + ": seed " + seed + ": " + cycles + " cycles (" + grants + " grants) over " + runs.size()
-                + " lease names, " + nemesis.fired() + " faults, " + refused + " stale writes refused, " + unknown
-                + " writes unknown (" + unknownCommitted + " of them committed), " + afterGrant
+                + " lease names" + (election == null ? "" : " and one election") + ", " + nemesis.fired()
+                + " faults, " + refused + " stale writes refused, " + unknown + " writes unknown (" + unknownCommitted + " of them committed), " + afterGrant
                 + " stale writes accepted after a successor's grant, " + overlaps + " overlaps"
                 + (failures.isEmpty() ? "" : ", " + failures.size() + " unsafe run(s)"));
         if (!failures.isEmpty()) {
@@ -182,11 +228,16 @@ final class NemesisScenario implements AutoCloseable {
 
     /** Writes whose worker never learnt the outcome but that are in the table: commits whose reply was lost. */
     private long unknownWritesCommitted() {
+        List<FaultRun> checkedRuns = all();
+        List<Ledger> checkedLedgers = new ArrayList<>(ledgers);
+        if (election != null) {
+            checkedLedgers.add(electionLedger);
+        }
         long found = 0;
-        for (int i = 0; i < runs.size(); i++) {
+        for (int i = 0; i < checkedRuns.size(); i++) {
             java.util.Set<Long> inTable = new java.util.HashSet<>();
-            ledgers.get(i).accepted().forEach(row -> inTable.add(row.writeId()));
-            found += runs.get(i).history.ops().stream().filter(op -> op.kind == History.Kind.WRITE
+            checkedLedgers.get(i).accepted().forEach(row -> inTable.add(row.writeId()));
+            found += checkedRuns.get(i).history.ops().stream().filter(op -> op.kind == History.Kind.WRITE
                     && op.outcome == History.Outcome.UNKNOWN && inTable.contains(op.id)).count();
         }
         return found;
@@ -197,7 +248,7 @@ final class NemesisScenario implements AutoCloseable {
         if (nemesis != null) {
             nemesis.close();
         }
-        for (FaultRun run : runs) {
+        for (FaultRun run : all()) {
             run.close();
         }
     }

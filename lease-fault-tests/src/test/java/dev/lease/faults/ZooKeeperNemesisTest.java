@@ -22,7 +22,8 @@ import dev.lease.testing.TestTiming;
  * sessions and short holds, some longer than the session. The server runs in a JVM of its own and is killed with
  * SIGKILL and restarted from its transaction log; the fenced ledger is in a PostgreSQL of its own that crashes
  * too; links to both are frozen, cut, slowed and reset, COMMIT replies are held back past the client's timeout,
- * and the child is paused, all on random timers, overlapping, whoever holds.
+ * and the child is paused, all on random timers, overlapping, whoever holds. The instances also campaign for one
+ * election ({@link LeaderWorker}) and write in their terms, under the same faults.
  */
 @ExtendWith(MutantRuns.class)
 class ZooKeeperNemesisTest {
@@ -44,6 +45,7 @@ class ZooKeeperNemesisTest {
                 NemesisScenario scenario = new NemesisScenario("zookeeper-nemesis", "zookeeper", LeaseKind.CORRECTNESS,
                         NAMES, lease -> new Ledger(resource.dataSource(), Ledger.Check.FENCED, lease))) {
             Nemesis nemesis = scenario.nemesis(Duration.ofMillis(200), Duration.ofMillis(1500));
+            scenario.election();
             for (int i = 1; i <= INSTANCES; i++) {
                 TcpProxy leaseLink = open.add(new TcpProxy(zookeeper.port()));
                 TcpProxy resourceLink = open.add(new TcpProxy(resource.port()));
@@ -51,6 +53,8 @@ class ZooKeeperNemesisTest {
                 DataSource ledgerLink = CrashablePostgres.dataSource(resourceLink.port(),
                         NemesisScenario.resourceLinkOptions("zk-holder-" + i));
                 scenario.workers(i, holder.engine(), HOLDS,
+                        lease -> Ledger.attach(new ReusedConnections(ledgerLink), NemesisScenario.CHECK, lease));
+                scenario.leader(i, holder.engine(), HOLDS,
                         lease -> Ledger.attach(new ReusedConnections(ledgerLink), NemesisScenario.CHECK, lease));
                 NemesisScenario.leaseLinkFaults(nemesis, "instance " + i, leaseLink, SESSION, 0.25);
                 NemesisScenario.resourceLinkFaults(nemesis, "instance " + i, resourceLink, SESSION, 0.25);
