@@ -209,13 +209,19 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
      * An election this instance takes part in, not yet campaigning: {@link Election#start()} starts the campaign,
      * {@link Election#close()} ends it and releases leadership. The name and routing are checked now.
      *
-     * @param spec the election: its name, kind, ttl and renewal interval (waitFor and fence are ignored)
+     * @param spec the election: its name, kind, ttl and renewal interval (waitFor is ignored: a campaign waits until
+     *        it wins or the election is closed)
      * @param listener told when a term starts and ends, on the election's thread
      * @return the election
      * @throws LeaseConfigurationException when the kind is not routed to a backend that can serve it
-     * @throws IllegalArgumentException when the name is not a valid lease name
+     * @throws IllegalArgumentException when the name is not a valid lease name, or the spec names a fence: a term
+     *        may write to many resources, each fenced by the writes that carry the term's token
      */
     public Election election(LeaseSpec spec, Election.Listener listener) {
+        if (spec.fence().isPresent()) {
+            throw new IllegalArgumentException("Election '" + spec.name() + "': fence at grant is for one leased "
+                    + "section; a term's writes carry its token (LeaseContext.token()) to the resources they fence");
+        }
         resolve(spec);
         return new Election(this, spec, listener);
     }
