@@ -3,26 +3,24 @@ package dev.lease.samples.billing.demo;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
-import java.time.Duration;
-import java.util.Map;
 
-import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.TestingServer;
 import org.h2.tools.Server;
 
+import dev.lease.testing.EmbeddedZooKeeper;
+
 /**
- * A ZooKeeper server (curator-test) and an H2 database server, started once per JVM on free ports and shared by every
- * instance of the application this JVM runs. H2 runs in TCP server mode so that a second process (the demo's frozen
- * holder) reaches the same database.
+ * A ZooKeeper server (lease-test's {@link EmbeddedZooKeeper}, which allows sessions of a few seconds) and an H2
+ * database server, started once per JVM on free ports and shared by every instance of the application this JVM
+ * runs. H2 runs in TCP server mode so that a second process (the demo's frozen holder) reaches the same database.
  */
 final class EmbeddedServers {
 
     private static EmbeddedServers shared;
 
-    private final TestingServer zookeeper;
+    private final EmbeddedZooKeeper zookeeper;
     private final Server h2;
 
-    private EmbeddedServers(TestingServer zookeeper, Server h2) {
+    private EmbeddedServers(EmbeddedZooKeeper zookeeper, Server h2) {
         this.zookeeper = zookeeper;
         this.h2 = h2;
     }
@@ -37,7 +35,7 @@ final class EmbeddedServers {
     }
 
     String zookeeperConnectString() {
-        return zookeeper.getConnectString();
+        return zookeeper.connectString();
     }
 
     String jdbcUrl() {
@@ -47,10 +45,7 @@ final class EmbeddedServers {
 
     private static EmbeddedServers start() {
         try {
-            // A short tick lets the server accept sessions of a few seconds (its minimum is two ticks).
-            InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, 250, -1,
-                    Map.of("maxSessionTimeout", String.valueOf(Duration.ofMinutes(5).toMillis())));
-            TestingServer zookeeper = new TestingServer(spec, true);
+            EmbeddedZooKeeper zookeeper = EmbeddedZooKeeper.start();
             Server h2 = Server.createTcpServer("-tcpPort", String.valueOf(freePort()), "-ifNotExists").start();
             return new EmbeddedServers(zookeeper, h2);
         }
@@ -61,12 +56,7 @@ final class EmbeddedServers {
 
     private void stop() {
         h2.stop();
-        try {
-            zookeeper.close();
-        }
-        catch (IOException ex) {
-            // The JVM is exiting; the temporary data directory goes with it.
-        }
+        zookeeper.close();
     }
 
     private static int freePort() {
