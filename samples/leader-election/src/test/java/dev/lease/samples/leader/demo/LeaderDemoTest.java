@@ -1,0 +1,41 @@
+package dev.lease.samples.leader.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import dev.lease.samples.leader.Reminders;
+import dev.lease.testing.TestTiming;
+
+/**
+ * Runs the whole demo in this JVM, as {@code spring-boot:run} does, and checks that it saw no problem, then that its
+ * story holds on the record: a refused stale write, interrupted runs, and every batch in the outbox once.
+ */
+class LeaderDemoTest {
+
+    @Test
+    void oneLeaderAtATimeTheInterruptStopsAFrozenLeaderAndTheFenceAPausedOne() throws Exception {
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
+        // Longer sessions on a slow machine: a healthy leader must not lose its term to a CPU stall.
+        String session = TestTiming.seconds(4).toMillis() + "ms";
+        LeaderDemo.Result result = new LeaderDemo(out, TestTiming.seconds(90)).run(
+                "--lease.zookeeper.session-timeout=" + session,
+                "--lease.leader.elections." + Reminders.JOB + ".ttl=" + session);
+        System.out.println(printed.toString(StandardCharsets.UTF_8));
+
+        assertThat(result.problems()).isEmpty();
+        assertThat(labels(result)).contains("SKIPPED", "INTERRUPTED", "LOST", "REFUSED", "YIELDS");
+        assertThat(result.outbox()).extracting(Reminders.Message::batch).doesNotHaveDuplicates();
+        assertThat(printed.toString(StandardCharsets.UTF_8)).contains("no batch was written twice");
+    }
+
+    private static List<String> labels(LeaderDemo.Result result) {
+        return result.timeline().stream().map(Timeline.Entry::what).toList();
+    }
+}
