@@ -77,6 +77,11 @@ public final class LeaderDemo {
         this.faults = new JobThreadFaults(timeline, patience);
     }
 
+    /**
+     * Runs the demo and exits with 0 when everything went as told, 1 otherwise.
+     *
+     * @param args passed on to every instance
+     */
     public static void main(String[] args) throws Exception {
         Result result = new LeaderDemo(System.out, TestTiming.seconds(60)).run(args);
         System.exit(result.problems().isEmpty() ? 0 : 1);
