@@ -67,10 +67,11 @@ public final class Election implements Leadership, AutoCloseable {
     private LossCause endCause;
     private volatile boolean closing;
     /**
-     * Whether the campaign thread is ending a term (releasing, telling listeners): closing must not interrupt it then,
-     * or the release is cut off mid-call and the lease stays in the store for a ttl. Guarded by {@link #lock}.
+     * Whether the campaign thread is waiting for a grant or pausing, the only times closing interrupts it: an interrupt
+     * at any other time would land in a release (cut off mid-call, leaving the lease in the store for a ttl) or in the
+     * application's listeners. Guarded by {@link #lock}.
      */
-    private boolean endingTerm;
+    private boolean campaigning;
     private volatile boolean started;
     /** Pause before campaigning again after a yield: long enough for another instance to take over. */
     private final Duration yieldPause;
@@ -156,7 +157,7 @@ public final class Election implements Leadership, AutoCloseable {
         }
         end(LossCause.SHUTDOWN, "the application is shutting down");
         synchronized (lock) {
-            if (!endingTerm) {
+            if (campaigning) {
                 // Waiting for a grant or pausing: wake it up so that it sees it is closing.
                 campaign.interrupt();
             }
@@ -188,6 +189,9 @@ public final class Election implements Leadership, AutoCloseable {
         Backoff backoff = new Backoff();
         while (!closing && !engine.isClosed()) {
             Optional<HeldLease> granted;
+            if (!campaigning(true)) {
+                break;
+            }
             try {
                 granted = engine.acquireTerm(spec);
             }
@@ -201,61 +205,83 @@ public final class Election implements Leadership, AutoCloseable {
                 }
                 continue;
             }
+            finally {
+                campaigning(false);
+            }
             if (granted.isEmpty()) {
                 continue;
             }
             backoff = new Backoff();
-            LossCause ended = lead(granted.get());
+            LossCause ended;
+            try {
+                ended = lead(granted.get());
+            }
+            catch (Throwable ex) {
+                // The term was released on the way out; an election that stops campaigning would leave it leaderless.
+                log.error("Election '" + spec.name() + "': a term ended abnormally; campaigning again", ex);
+                ended = null;
+            }
             if (!closing && !pause(ended == LossCause.YIELDED ? yieldPause : MIN_PAUSE)) {
                 break;
             }
         }
     }
 
-    /** Holds the term until it ends; returns how it ended when this instance ended it, else null. */
+    /** Marks the campaign thread as waiting (interruptible by closing) or not; false when closing already began. */
+    private boolean campaigning(boolean waiting) {
+        synchronized (lock) {
+            if (waiting && closing) {
+                return false;
+            }
+            campaigning = waiting;
+            return true;
+        }
+    }
+
+    /** Holds the term until it ends, then releases it; returns how it ended when this instance ended it, else null. */
     private LossCause lead(HeldLease granted) {
         CountDownLatch ended = new CountDownLatch(1);
         granted.whenLost(ended::countDown);
-        if (granted.isMarkedLost()) {
-            // Lost on the way back from the store: never a term, so no granted or revoked event.
-            synchronized (lock) {
-                endingTerm = true;
-            }
+        granted.markAsTerm();
+        if (closing || granted.isMarkedLost()) {
+            // Closing, or lost on the way back from the store: never a term, so no granted or revoked event.
             granted.close(false);
-            synchronized (lock) {
-                endingTerm = false;
-            }
             return null;
         }
         Optional<FencingToken> token = granted.hasToken() ? Optional.of(granted.token()) : Optional.empty();
-        tell(() -> listener.granted(new LeadershipGrantedEvent(spec.name(), token)));
-        synchronized (lock) {
-            endReason = null;
-            endCause = null;
-            term = granted;
-        }
-        if (closing) {
-            // close() ran before the term was visible to it.
-            end(LossCause.SHUTDOWN, "the application is shutting down");
-        }
-        log.info("This instance leads election '" + spec.name() + "'"
-                + token.map(t -> " (term token " + t.value() + ")").orElse("") + " on " + granted.description().backend());
-        awaitEnd(ended, granted);
-        String reason;
+        boolean told = false;
         LossCause cause;
-        synchronized (lock) {
-            endingTerm = true;
-            term = null;
-            reason = endReason != null ? endReason : granted.lossReason();
-            cause = endCause;
+        try {
+            tell(() -> listener.granted(new LeadershipGrantedEvent(spec.name(), token)));
+            told = true;
+            synchronized (lock) {
+                endReason = null;
+                endCause = null;
+                term = granted;
+            }
+            if (closing) {
+                // close() ran before the term was visible to it.
+                end(LossCause.SHUTDOWN, "the application is shutting down");
+            }
+            log.info("This instance leads election '" + spec.name() + "'"
+                    + token.map(t -> " (term token " + t.value() + ")").orElse("") + " on "
+                    + granted.description().backend());
+            awaitEnd(ended, granted);
         }
-        // Released now, not in the background: another instance takes over at once instead of after a ttl.
-        granted.close(false);
-        String why = reason != null ? reason : "the term ended";
-        tell(() -> listener.revoked(new LeadershipRevokedEvent(spec.name(), why)));
-        log.info("This instance no longer leads election '" + spec.name() + "': " + why);
-        synchronized (lock) {
-            endingTerm = false;
+        finally {
+            String reason;
+            synchronized (lock) {
+                term = null;
+                reason = endReason != null ? endReason : granted.lossReason();
+                cause = endCause;
+            }
+            // Released now, not in the background: another instance takes over at once instead of after a ttl.
+            granted.close(false);
+            if (told) {
+                String why = reason != null ? reason : "the term ended";
+                tell(() -> listener.revoked(new LeadershipRevokedEvent(spec.name(), why)));
+                log.info("This instance no longer leads election '" + spec.name() + "': " + why);
+            }
         }
         return cause;
     }
@@ -275,23 +301,33 @@ public final class Election implements Leadership, AutoCloseable {
         }
     }
 
+    /** A listener that fails, even with an Error such as a failed assertion, must not end the campaign. */
     private void tell(Runnable event) {
         try {
             event.run();
         }
-        catch (RuntimeException ex) {
+        catch (VirtualMachineError ex) {
+            throw ex;
+        }
+        catch (Throwable ex) {
             log.warn("A listener of election '" + spec.name() + "' failed; ignored", ex);
         }
     }
 
     /** Sleeps; false when closing interrupted it. */
     private boolean pause(Duration pause) {
+        if (!campaigning(true)) {
+            return false;
+        }
         try {
             TimeUnit.NANOSECONDS.sleep(pause.toNanos());
             return !closing;
         }
         catch (InterruptedException ex) {
             return false;
+        }
+        finally {
+            campaigning(false);
         }
     }
 

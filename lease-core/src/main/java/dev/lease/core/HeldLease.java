@@ -53,6 +53,8 @@ final class HeldLease implements Lease {
     /** The threads running a section of this lease: one for a leased call, any number for a leadership term. */
     private final List<ThreadLeases.Frames> boundTo = new ArrayList<>();
     private Runnable whenLost;
+    /** A leadership term: its election ends it, not the code running in it. */
+    private volatile boolean term;
     private Future<?> renewalTick;
     private Future<?> renewalCall;
     private Future<?> watchdog;
@@ -208,6 +210,10 @@ final class HeldLease implements Lease {
         }
     }
 
+    void markAsTerm() {
+        term = true;
+    }
+
     /** Runs {@code hook} once, when the lease is declared lost, after its threads were interrupted: at once if it was. */
     void whenLost(Runnable hook) {
         synchronized (lock) {
@@ -243,21 +249,33 @@ final class HeldLease implements Lease {
         String message = "Lease " + nameAndToken() + " on " + backend.id() + " lost (" + cause.tag() + "): " + reason
                 + (frames.isEmpty() ? "" : "; interrupting "
                         + frames.stream().map(ThreadLeases.Frames::threadName).collect(Collectors.joining(", ")));
-        if (cause == LossCause.YIELDED) {
+        // Interrupting comes first: the work must stop as soon as possible, whatever a listener does.
+        frames.forEach(bound -> bound.interruptFor(this));
+        // A yield, or a shutdown that interrupted no work (an idle leadership term), is expected, not a warning.
+        if (cause == LossCause.YIELDED || (cause == LossCause.SHUTDOWN && frames.isEmpty() && term)) {
             log.info(message);
         }
         else {
             log.warn(message);
         }
         listener.lost(description, grant.token(), cause);
-        frames.forEach(bound -> bound.interruptFor(this));
         if (hook != null) {
             hook.run();
         }
     }
 
+    /**
+     * Releases the lease.
+     *
+     * @throws IllegalStateException for a leadership term, which code running in it cannot end this way: closing it
+     *         here would leave the election believing it still leads
+     */
     @Override
     public void close() {
+        if (term) {
+            throw new IllegalStateException("Lease '" + name + "' is a leadership term: end it with "
+                    + "Leadership.yieldLeadership() (LeaderElections.get(\"" + name + "\")), not by closing its lease");
+        }
         close(true);
     }
 

@@ -120,6 +120,43 @@ class ElectionTest {
         await().atMost(seconds(10)).until(() -> alone.isLeader() && alone.token().orElseThrow().value() > first);
     }
 
+    /** A listener failing with an Error (a failed assertion) did kill the campaign thread, its term held for good. */
+    @Test
+    void aListenerThatFailsEvenWithAnErrorNeitherStopsTheCampaignNorKeepsTheTerm() {
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
+        routes.put(LeaseKind.CORRECTNESS, store);
+        LeaseEngine engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());
+        engines.add(engine);
+        Election broken = engine.election(LeaseSpec.of("reports", LeaseKind.CORRECTNESS), new Election.Listener() {
+            @Override
+            public void granted(LeadershipGrantedEvent event) {
+                throw new AssertionError("a listener's bug");
+            }
+
+            @Override
+            public void revoked(LeadershipRevokedEvent event) {
+                throw new AssertionError("a listener's bug");
+            }
+        });
+        elections.add(broken);
+        broken.start();
+        await().atMost(seconds(10)).until(broken::isLeader);
+        Election other = instance("B");
+        broken.close();
+        await().atMost(seconds(5)).until(other::isLeader);
+    }
+
+    @Test
+    void workInATermCannotCloseTheTermsLease() throws Throwable {
+        Election alone = instance("A");
+        await().atMost(seconds(10)).until(alone::isLeader);
+        assertThatThrownBy(() -> alone.runAsLeader(term -> {
+            LeaseContext.current().close();
+            return null;
+        }, () -> null)).isInstanceOf(IllegalStateException.class).hasMessageContaining("yieldLeadership");
+        assertThat(alone.isLeader()).isTrue();
+    }
+
     /** A close that interrupted the campaign thread while it released the term left the lease in the store. */
     @Test
     void closingLetsTheTermsReleaseFinishEvenWhenTheStoreIsSlowToAnswer() throws Exception {

@@ -39,7 +39,14 @@ public class JdbcFenceAutoConfiguration {
             LeaseProperties properties, ObjectProvider<FenceListener> listeners) {
         List<FenceListener> told = listeners.orderedStream().toList();
         JdbcFence fence = new JdbcFence(jdbcOperations.getIfUnique(() -> new JdbcTemplate(dataSource)),
-                (table, rejection) -> told.forEach(listener -> listener.rejected(table, rejection)));
+                (table, rejection) -> told.forEach(listener -> {
+                    try {
+                        listener.rejected(table, rejection);
+                    }
+                    catch (RuntimeException ignored) {
+                        // One failing listener must not keep the others from hearing of the refusal.
+                    }
+                }));
         if (JdbcSchemaInitialization.shouldCreate(properties.getFence().getInitializeSchema(), dataSource)) {
             fence.createSchema();
         }

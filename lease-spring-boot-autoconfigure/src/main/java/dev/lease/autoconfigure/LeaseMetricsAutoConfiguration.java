@@ -46,7 +46,7 @@ public class LeaseMetricsAutoConfiguration {
     /** Once every election is declared (they are, when all singletons exist). */
     @Bean
     SmartInitializingSingleton leaseLeaderGauges(LeaseMetrics metrics, ObjectProvider<LeaderElections> elections) {
-        return () -> elections.ifAvailable(metrics::bindElections);
+        return () -> elections.orderedStream().forEach(metrics::bindElections);
     }
 
     /** Without the application's registry, acquires still get their {@code lease.acquire} timer. */

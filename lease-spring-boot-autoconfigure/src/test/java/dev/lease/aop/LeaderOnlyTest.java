@@ -138,6 +138,15 @@ class LeaderOnlyTest {
     }
 
     @Test
+    void anAsyncOrUnproxyableLeaderOnlyMethodFailsTheStartup() {
+        runner.withUserConfiguration(AsyncLeader.class).run(context -> assertThat(rootCause(context.getStartupFailure()))
+                .isInstanceOf(LeaseConfigurationException.class).hasMessageContaining("@LeaderOnly on AsyncLeader.run()")
+                .hasMessageContaining("@Async"));
+        runner.withUserConfiguration(FinalLeader.class).run(context -> assertThat(rootCause(context.getStartupFailure()))
+                .isInstanceOf(LeaseConfigurationException.class).hasMessageContaining("final"));
+    }
+
+    @Test
     void anUnknownElectionIsNamedWithTheKnownOnes() {
         ConfigurableApplicationContext instance = instance();
         assertThatThrownBy(() -> instance.getBean(LeaderElections.class).get("nope"))
@@ -214,6 +223,23 @@ class LeaderOnlyTest {
 
         @LeaderOnly(election = "../x", kind = LeaseKind.EFFICIENCY)
         public void run() {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class AsyncLeader {
+
+        @org.springframework.scheduling.annotation.Async
+        @LeaderOnly(election = "reports", kind = LeaseKind.CORRECTNESS)
+        public void run() {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class FinalLeader {
+
+        @LeaderOnly(election = "reports", kind = LeaseKind.CORRECTNESS)
+        public final void run() {
         }
     }
 

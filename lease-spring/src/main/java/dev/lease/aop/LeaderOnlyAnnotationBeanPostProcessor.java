@@ -1,6 +1,7 @@
 package dev.lease.aop;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -15,8 +16,10 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.scheduling.annotation.Async;
 import org.springframework.util.ReflectionUtils;
 
+import dev.lease.LeaseConfigurationException;
 import dev.lease.WhenBusy;
 import dev.lease.leader.LeaderOnly;
 
@@ -58,9 +61,22 @@ public class LeaderOnlyAnnotationBeanPostProcessor extends AbstractBeanFactoryAw
 
     private void inspect(Method method) {
         LeaderOnly leaderOnly = AnnotatedElementUtils.findMergedAnnotation(method, LeaderOnly.class);
-        String where = LeasedMethod.culprit(method, "election '" + leaderOnly.election() + "'");
+        String where = "@LeaderOnly on " + LeasedMethod.describe(method) + " (election '" + leaderOnly.election() + "')";
+        int modifiers = method.getModifiers();
+        if (Modifier.isPrivate(modifiers) || Modifier.isFinal(modifiers) || Modifier.isStatic(modifiers)) {
+            throw new LeaseConfigurationException(where + " would never be intercepted: the method is "
+                    + (Modifier.isPrivate(modifiers) ? "private" : Modifier.isFinal(modifiers) ? "final" : "static")
+                    + ", so it would run on every instance, leader or not.",
+                    "make the method public (or protected), non-final and non-static, and call it through the bean.");
+        }
+        if (AnnotatedElementUtils.hasAnnotation(method, Async.class)
+                || AnnotatedElementUtils.hasAnnotation(method.getDeclaringClass(), Async.class)) {
+            throw new LeaseConfigurationException(where + " is also @Async: the term would be bound to the calling "
+                    + "thread, not to the executor thread that runs the body, so the body would run outside the term.",
+                    "call the @LeaderOnly method from the @Async one (on another bean), or drop @Async.");
+        }
         skipValues.computeIfAbsent(method,
-                m -> LeasedMethodParser.skipValue(where + " (@LeaderOnly)", m.getReturnType(), WhenBusy.SKIP));
+                m -> LeasedMethodParser.skipValue(where, m.getReturnType(), WhenBusy.SKIP));
         elections.getObject().declare(new SpringLeaderElections.Declaration(leaderOnly.election(), leaderOnly.kind(),
                 null, null, where));
     }

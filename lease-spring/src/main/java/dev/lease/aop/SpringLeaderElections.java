@@ -59,6 +59,8 @@ public class SpringLeaderElections implements LeaderElections, SmartLifecycle, A
     private final Map<String, Election> elections = new TreeMap<>();
     private ApplicationEventPublisher events = event -> { };
     private volatile boolean running;
+    /** Whether elections were created once: a declaration after that creates its election at once. */
+    private boolean created;
 
     /**
      * @param engine the engine the elections campaign on (an application's own {@code LeaseTemplate} cannot run
@@ -92,6 +94,9 @@ public class SpringLeaderElections implements LeaderElections, SmartLifecycle, A
         Declaration known = declared.get(declaration.election());
         if (known == null) {
             declared.put(declaration.election(), declaration);
+            if (created) {
+                createElections();
+            }
             return;
         }
         if (known.kind() != null && declaration.kind() != null && known.kind() != declaration.kind()) {
@@ -113,11 +118,15 @@ public class SpringLeaderElections implements LeaderElections, SmartLifecycle, A
      * @throws LeaseConfigurationException naming the declaration and the fix
      */
     synchronized void createElections() {
-        if (declared.isEmpty() || !elections.isEmpty()) {
+        created = true;
+        if (declared.size() == elections.size()) {
             return;
         }
         LeaseEngine leases = engine.getIfUnique();
         for (Declaration declaration : declared.values()) {
+            if (elections.containsKey(declaration.election())) {
+                continue;
+            }
             if (declaration.kind() == null) {
                 throw new LeaseConfigurationException(declaration.declaredBy() + " declares election '"
                         + declaration.election() + "' without a kind, and no @LeaderOnly method names it.",
@@ -138,7 +147,7 @@ public class SpringLeaderElections implements LeaderElections, SmartLifecycle, A
             if (declaration.renewEvery() != null) {
                 spec = spec.withRenewEvery(declaration.renewEvery());
             }
-            elections.put(declaration.election(), leases.election(spec, new Election.Listener() {
+            Election election = leases.election(spec, new Election.Listener() {
                 @Override
                 public void granted(LeadershipGrantedEvent event) {
                     events.publishEvent(event);
@@ -148,7 +157,12 @@ public class SpringLeaderElections implements LeaderElections, SmartLifecycle, A
                 public void revoked(LeadershipRevokedEvent event) {
                     events.publishEvent(event);
                 }
-            }));
+            });
+            elections.put(declaration.election(), election);
+            if (running) {
+                // Declared after the context started (a lazy bean): it campaigns from now on.
+                election.start();
+            }
         }
     }
 
