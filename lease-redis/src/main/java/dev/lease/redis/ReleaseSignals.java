@@ -29,8 +29,9 @@ final class ReleaseSignals implements MessageListener, AutoCloseable {
     private final String channel;
     private final Map<String, Set<CountDownLatch>> waiters = new ConcurrentHashMap<>();
 
-    private RedisMessageListenerContainer container;
-    private boolean closed;
+    /** Written under this object's lock by {@link #subscribe}; read without it by {@link #close}. */
+    private volatile RedisMessageListenerContainer container;
+    private volatile boolean closed;
 
     ReleaseSignals(RedisConnectionFactory connectionFactory, String channel) {
         this.connectionFactory = connectionFactory;
@@ -76,6 +77,9 @@ final class ReleaseSignals implements MessageListener, AutoCloseable {
         created.addMessageListener(this, new ChannelTopic(channel));
         created.afterPropertiesSet();
         container = created;
+        if (closed) {
+            return;
+        }
         try {
             created.start();
         }
@@ -85,17 +89,22 @@ final class ReleaseSignals implements MessageListener, AutoCloseable {
         }
     }
 
+    /**
+     * Not under the lock {@link #subscribe} holds: a subscription started while the application shuts down can wait
+     * for ever for a connection from a connection factory that was already stopped, and closing must not wait for it
+     * (the context's shutdown hung there). The waiting thread is a daemon and ends with the JVM.
+     */
     @Override
-    public synchronized void close() {
+    public void close() {
         closed = true;
-        if (container != null) {
+        RedisMessageListenerContainer current = container;
+        if (current != null) {
             try {
-                container.destroy();
+                current.destroy();
             }
             catch (Exception ex) {
                 log.debug("Could not stop the lease release subscription: " + ex);
             }
-            container = null;
         }
     }
 }
