@@ -9,12 +9,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 
 /**
  * The detection table of the fault suite (scenario × mutant), written to {@code target/fault-detection.md} by the
- * mutant runs of {@link MutantRuns}. Each mutant runs in a surefire fork of its own, so every fork keeps its cells
- * in {@code target/fault-detection/<mutant>.tsv} and the table is rebuilt from all of them after every scenario.
+ * mutant runs of {@link MutantRuns}. Mutants run in executions of their own, each in parallel forks, so every cell is
+ * a file of its own ({@link RunFiles}) and the table is rebuilt from all of them after every scenario.
  */
 final class FaultDetection {
 
@@ -42,7 +41,7 @@ final class FaultDetection {
         }
     }
 
-    private static final Path DIR = Path.of("target", "fault-detection");
+    private static final Path DIR = RunFiles.rows("fault-detection");
     private static final Path FILE = Path.of("target", "fault-detection.md");
     private static final int PROBLEM_LENGTH = 220;
 
@@ -66,34 +65,16 @@ final class FaultDetection {
     }
 
     static synchronized void record(Cell cell) {
-        try {
-            Files.createDirectories(DIR);
-            Path mine = DIR.resolve(cell.mutant().id + ".tsv");
-            Map<String, Cell> cells = new TreeMap<>();
-            if (Files.exists(mine)) {
-                Files.readAllLines(mine).stream().filter(l -> !l.isBlank()).map(Cell::parse)
-                        .forEach(c -> cells.put(c.scenario(), c));
-            }
-            cells.put(cell.scenario(), cell);
-            List<String> lines = cells.values().stream().map(Cell::tsv).toList();
-            Files.write(mine, lines);
-            Files.writeString(FILE, table());
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
+        RunFiles.write(DIR.resolve(cell.mutant().id).resolve(RunFiles.fileName(cell.scenario()) + ".tsv"), cell.tsv());
+        RunFiles.write(FILE, table());
     }
 
-    private static String table() throws IOException {
+    private static String table() {
         Map<String, Map<Mutant, Cell>> rows = new TreeMap<>();
         Map<String, String> kinds = new TreeMap<>();
         Map<Mutant, Double> seconds = new TreeMap<>();
-        List<Path> files;
-        try (Stream<Path> list = Files.list(DIR)) {
-            files = list.filter(p -> p.toString().endsWith(".tsv")).sorted().toList();
-        }
-        for (Path file : files) {
-            for (String line : Files.readAllLines(file)) {
+        for (Path file : RunFiles.list(DIR, ".tsv")) {
+            for (String line : read(file)) {
                 if (line.isBlank()) {
                     continue;
                 }
@@ -125,5 +106,14 @@ final class FaultDetection {
         mutants.forEach(m -> md.append(' ').append(seconds.containsKey(m)
                 ? String.format(Locale.ROOT, "%.0f", seconds.get(m)) : "").append(" |"));
         return md.append('\n').toString();
+    }
+
+    private static List<String> read(Path file) {
+        try {
+            return Files.readAllLines(file);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
     }
 }

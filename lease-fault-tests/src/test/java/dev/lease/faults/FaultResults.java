@@ -6,12 +6,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 
 /**
- * The results table of the fault suite, rewritten to {@code target/fault-results.md} after every scenario, so the
- * file holds every scenario that ran in this JVM (surefire runs the suite in one fork).
+ * The results table of the fault suite, rewritten to {@code target/fault-results.md} after every scenario from the rows
+ * of every scenario of this build, whichever fork ran it ({@link RunFiles}).
  */
 final class FaultResults {
 
@@ -44,7 +42,7 @@ final class FaultResults {
     }
 
     private static final Path FILE = Path.of("target", "fault-results.md");
-    private static final Map<String, Row> ROWS = new TreeMap<>();
+    private static final Path ROWS = RunFiles.rows("fault-results");
 
     private FaultResults() {
     }
@@ -53,7 +51,7 @@ final class FaultResults {
         if (Mutant.active() != Mutant.NONE) {
             return; // a mutant run's numbers are not the system's; its verdict goes to FaultDetection
         }
-        ROWS.put(row.scenario(), row);
+        RunFiles.write(ROWS.resolve(RunFiles.fileName(row.scenario()) + ".md"), row.markdown() + "\n");
         StringBuilder md = new StringBuilder("# Fault suite results\n\n")
                 .append("Produced by the fault suite (`dev.lease.faults`, ").append(Soak.ON ? "soak run, `-Psoak`" : "short run, `./mvnw verify`")
                 .append("). Stale writes accepted must be 0 for every CORRECTNESS row; EFFICIENCY rows count overlapping")
@@ -83,13 +81,14 @@ final class FaultResults {
                 .append(" | stale writes accepted after a successor's grant | overlaps")
                 .append(" | loss → interrupt p50 / p99 ms (n); before; at the end; never | seconds |\n")
                 .append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
-        ROWS.values().forEach(r -> md.append(r.markdown()).append('\n'));
-        try {
-            Files.createDirectories(FILE.getParent());
-            Files.writeString(FILE, md.toString());
+        for (Path file : RunFiles.list(ROWS, ".md")) {
+            try {
+                md.append(Files.readString(file));
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
         }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
+        RunFiles.write(FILE, md.toString());
     }
 }

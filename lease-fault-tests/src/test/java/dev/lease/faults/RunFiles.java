@@ -1,0 +1,60 @@
+package dev.lease.faults;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * Result files that several surefire forks write at once. The suite runs its classes in parallel forks, and each
+ * mutant in executions of its own, so no fork holds every row: each scenario's row is a file of its own under a
+ * directory of this build ({@code lease-test.run-id}, set by the pom to the build's timestamp), and the tables are
+ * rebuilt from all of them. Rows of an earlier build never leak into this build's tables.
+ */
+final class RunFiles {
+
+    private static final String RUN_ID = System.getProperty("lease-test.run-id", "local");
+
+    private RunFiles() {
+    }
+
+    /** This build's directory for one kind of row, such as {@code target/fault-results/<run>/}. */
+    static Path rows(String table) {
+        return Path.of("target", table, RUN_ID.replaceAll("[^A-Za-z0-9._-]", "_"));
+    }
+
+    /** Writes one row file, replacing it whole, so a reader in another fork never sees half of it. */
+    static void write(Path file, String content) {
+        try {
+            Files.createDirectories(file.getParent());
+            Path partial = Files.createTempFile(file.getParent(), ".partial-", ".tmp");
+            Files.writeString(partial, content);
+            Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** The row files under {@code dir} whose names end with {@code suffix}, sorted by name. */
+    static List<Path> list(Path dir, String suffix) {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(suffix)).filter(Files::isRegularFile)
+                    .sorted().toList();
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** A file name for a scenario (scenario names are ours, but keep them inside the directory anyway). */
+    static String fileName(String scenario) {
+        return scenario.replaceAll("[^A-Za-z0-9._-]", "_");
+    }
+}
