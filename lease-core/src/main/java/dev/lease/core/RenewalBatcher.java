@@ -61,7 +61,6 @@ final class RenewalBatcher {
     private final Map<HeldLease, Due> scheduled = new HashMap<>();
     private long sequence;
     private long maxSlack;
-    private int inFlight;
     private Future<?> wake;
     private long wakeAt;
 
@@ -133,10 +132,10 @@ final class RenewalBatcher {
         send(batches);
     }
 
+    /** A batch was answered: what collected meanwhile goes now. */
     private void completed() {
         List<List<HeldLease>> batches;
         synchronized (lock) {
-            inFlight--;
             batches = takeDue(true);
         }
         send(batches);
@@ -158,9 +157,6 @@ final class RenewalBatcher {
             if (!batch.isEmpty()) {
                 batches.add(batch);
             }
-        }
-        if (batched) {
-            inFlight += batches.size();
         }
         arm();
         return batches;
@@ -234,13 +230,9 @@ final class RenewalBatcher {
                 }
             }
             catch (RejectedExecutionException closed) {
+                // The engine is closed: its leases were declared lost before, a straggler is now.
                 long start = validityClock.getAsLong();
-                batch.forEach(lease -> lease.renewalThrew(start, closed));
-                if (batched) {
-                    synchronized (lock) {
-                        inFlight--;
-                    }
-                }
+                batch.stream().filter(HeldLease::isActive).forEach(lease -> lease.renewalThrew(start, closed));
             }
         }
     }

@@ -137,6 +137,8 @@ class RenewalBatchingTest {
         assertLost(sections.get("refused"), "no longer holds this grant");
         List<String> batch = backend.refusedIn.get(0);
         assertThat(batch).as("the call that refused it").contains("refused", "kept-1", "kept-2");
+        // Listeners hear of a loss after the holder was interrupted, so possibly after its call returned.
+        await().atMost(seconds(10)).until(() -> events.lost.size() >= 1);
         assertThat(events.lost).containsExactly("refused backend-reported");
         assertThat(events.renewedFailedNames).containsExactly("refused");
 
@@ -160,6 +162,8 @@ class RenewalBatchingTest {
             assertLost(section, "renewal failed");
         }
         assertThat(backend.failedIn.get(0)).as("the call that failed").containsExactlyInAnyOrder("a", "b", "c");
+        // Listeners hear of a loss after the holder was interrupted, so possibly after its call returned.
+        await().atMost(seconds(10)).until(() -> events.lost.size() >= 3);
         assertThat(events.lost).containsExactlyInAnyOrder("a renewal-failed", "b renewal-failed", "c renewal-failed");
     }
 
@@ -172,6 +176,8 @@ class RenewalBatchingTest {
             assertLost(section, "local validity");
         }
         assertThat(backend.hangingCalls.get()).as("calls still hanging").isPositive();
+        // Listeners hear of a loss after the holder was interrupted, so possibly after its call returned.
+        await().atMost(seconds(10)).until(() -> events.lost.size() >= 2);
         assertThat(events.lost).containsExactlyInAnyOrder("hung-1 deadline", "hung-2 deadline");
     }
 
@@ -200,6 +206,8 @@ class RenewalBatchingTest {
             assertThatThrownBy(lease::checkValid).isInstanceOf(LeaseLostException.class)
                     .hasMessageContaining("local validity");
         }
+        // Listeners hear of a loss after the holder was interrupted, so possibly after its call returned.
+        await().atMost(seconds(10)).until(() -> events.lost.size() >= 2);
         assertThat(events.lost).containsExactlyInAnyOrder("late-1 deadline", "late-2 deadline");
     }
 
