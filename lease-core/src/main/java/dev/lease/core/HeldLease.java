@@ -376,8 +376,8 @@ final class HeldLease implements Lease {
     }
 
     /**
-     * The renewal call started at {@code start} (on the validity clock) threw: the lease is lost, as when the store
-     * cannot be asked a grant is as good as gone. For a batch, every lease of it hears this.
+     * The renewal call started at {@code start} (on the validity clock) threw: the lease is lost, since a grant that
+     * cannot be confirmed may already be someone else's. For a batch, every lease of it hears this.
      */
     void renewalThrew(long start, Exception ex) {
         if (ex instanceof InterruptedException) {
