@@ -41,6 +41,7 @@ final class HeldLease implements Lease {
     private final BackendGrant<?> granted;
     private final Timing timing;
     private final RenewalExecutors executors;
+    private final RenewalBatcher renewals;
     private final LongSupplier clock;
     private final Consumer<HeldLease> onClose;
 
@@ -55,13 +56,12 @@ final class HeldLease implements Lease {
     private Runnable whenLost;
     /** A leadership term: its election ends it, not the code running in it. */
     private volatile boolean term;
-    private Future<?> renewalTick;
-    private Future<?> renewalCall;
     private Future<?> watchdog;
     private Runnable whenClosed;
 
     HeldLease(LeaseDescription description, BackendGrant<?> granted, Timing timing, long requestedAt,
-            RenewalExecutors executors, LongSupplier clock, Consumer<HeldLease> onClose, LeaseEngineListener listener) {
+            RenewalExecutors executors, RenewalBatcher renewals, LongSupplier clock, Consumer<HeldLease> onClose,
+            LeaseEngineListener listener) {
         this.description = description;
         this.name = description.name();
         this.kind = description.kind();
@@ -71,6 +71,7 @@ final class HeldLease implements Lease {
         this.grant = granted.grant();
         this.timing = timing;
         this.executors = executors;
+        this.renewals = renewals;
         this.clock = clock;
         this.onClose = onClose;
         this.requestedAt = requestedAt;
@@ -340,33 +341,59 @@ final class HeldLease implements Lease {
         hook.run();
     }
 
+    /** Under the lock: the next renewal goes on the backend's schedule, which sends it with others due about then. */
     private void scheduleRenewal(long delayNanos) {
-        renewalTick = executors.timer().schedule(() -> {
-            synchronized (lock) {
-                if (!lost && !closed) {
-                    renewalCall = executors.io(backend.id()).submit(this::renewOnce);
-                }
-            }
-        }, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        renewals.schedule(this, delayNanos, timing.renewEvery().toNanos());
     }
 
-    private void renewOnce() {
+    /** Neither lost nor closed: worth renewing. Reads no lock, so the batcher may ask while holding its own. */
+    boolean isActive() {
+        return !lost && !closed;
+    }
+
+    Grant grant() {
+        return grant;
+    }
+
+    /** One renewal of this lease alone, on the backend's I/O pool (a backend that does not renew in batches). */
+    void renewOnce() {
+        if (!isActive()) {
+            return;
+        }
         long start = clock.getAsLong();
         boolean stillOurs;
         try {
             stillOurs = granted.renew();
         }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
+        catch (Exception ex) {
+            if (ex instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            renewalThrew(start, ex);
+            return;
+        }
+        renewalAnswered(start, stillOurs);
+    }
+
+    /**
+     * The renewal call started at {@code start} (on the validity clock) threw: the lease is lost, since a grant that
+     * cannot be confirmed may already be someone else's. For a batch, every lease of it hears this.
+     */
+    void renewalThrew(long start, Exception ex) {
+        if (ex instanceof InterruptedException) {
             renewalFailed(start, "was interrupted", ex);
             markLost(LossCause.RENEWAL_FAILED, "renewal was interrupted");
             return;
         }
-        catch (Exception ex) {
-            renewalFailed(start, "failed", ex);
-            markLost(LossCause.RENEWAL_FAILED, "renewal failed: " + ex);
-            return;
-        }
+        renewalFailed(start, "failed", ex);
+        markLost(LossCause.RENEWAL_FAILED, "renewal failed: " + ex);
+    }
+
+    /**
+     * The store answered the renewal call started at {@code start} (on the validity clock): still ours or not.
+     * Validity is extended from {@code start}, never from the answer's arrival, and only while it has not run out.
+     */
+    void renewalAnswered(long start, boolean stillOurs) {
         if (!stillOurs) {
             renewalFailed(start, "was refused (the grant is no longer held)", null);
             markLost(LossCause.BACKEND_REPORTED,
@@ -429,12 +456,10 @@ final class HeldLease implements Lease {
     }
 
     private void cancelTasks() {
-        cancel(renewalTick, false);
+        renewals.cancel(this);
         cancel(watchdog, false);
         // A renewal in flight is abandoned, never interrupted: its answer is ignored once the lease is lost or
-        // closed, and the store call may be shared with other leases (a batched Redis renewal), which an interrupt
-        // would fail for all of them.
-        cancel(renewalCall, false);
+        // closed, and the store call is shared with the other leases of its batch, which an interrupt would fail.
     }
 
     private static void cancel(Future<?> future, boolean interrupt) {

@@ -4,6 +4,7 @@ import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -64,6 +65,8 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     private final GrantFence grantFence;
     private final Listeners listeners;
     private final Set<HeldLease> live = ConcurrentHashMap.newKeySet();
+    /** One per backend, so that the renewals due on a backend go to it together. */
+    private final Map<LeaseBackend<?>, RenewalBatcher> renewals = new ConcurrentHashMap<>();
     /** Set once, under the lock of {@link #live}, when closing starts. */
     private volatile boolean closing;
 
@@ -465,7 +468,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
             return Optional.empty();
         }
         HeldLease lease = new HeldLease(resolved.description(), grant.get(), resolved.timing(), requestedAt,
-                executors, validityClock, live::remove, listeners);
+                executors, renewalsOf(backend), validityClock, live::remove, listeners);
         boolean registered;
         synchronized (live) {
             registered = !closing && live.add(lease);
@@ -551,6 +554,15 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
                     + Durations.formatNanos(System.nanoTime() - sentAt) + " (the store may be "
                     + "unreachable; the request is abandoned once its call returns)"));
         }
+    }
+
+    /** How many renewals wait on the schedules of all backends; for tests. */
+    int renewalsScheduled() {
+        return renewals.values().stream().mapToInt(RenewalBatcher::scheduledCount).sum();
+    }
+
+    private RenewalBatcher renewalsOf(LeaseBackend<?> backend) {
+        return renewals.computeIfAbsent(backend, b -> new RenewalBatcher(b, executors, validityClock));
     }
 
     private LeaseUnavailableException resolvedShuttingDown(GrantRequest request, LeaseBackend<?> backend) {

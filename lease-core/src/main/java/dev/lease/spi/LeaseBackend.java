@@ -73,8 +73,18 @@ public interface LeaseBackend<G extends Grant> {
     /**
      * Renews many grants at once and says which of them are no longer held, for a backend that can confirm them in
      * one round trip (one statement, one script call, one session heartbeat). The default renews them one by one, a
-     * grant whose renewal throws counting as lost. The engine still renews one grant at a time; grouping the renewals
-     * that are due into one call is the next step, so a backend that implements it now is ready for it.
+     * grant whose renewal throws counting as lost.
+     *
+     * <p>The engine groups the renewals that are due on a backend that overrides this method into one call: the
+     * renewals due when the first of them falls due, plus those due within a quarter of their renewal interval
+     * after it, which are renewed early (so leases with the same timing come to share one call per interval), at most
+     * a few hundred grants a call. While one call is in flight the next batch collects, and goes when the answer
+     * comes, or when its first renewal is due, whichever is first. Each lease's validity is extended from the
+     * engine's monotonic time read before the call started, and only if it has not run out meanwhile; a grant in the
+     * returned set is lost as if {@link #renew} had answered false; an exception fails every grant of the call. The
+     * call runs on the backend's own I/O pool, may be abandoned (its answer ignored for grants released or lost
+     * meanwhile) but is never interrupted by the engine. A backend that does not override this method is renewed
+     * with {@link #renew}, one call per grant when it is due, in parallel, as the default would put them in series.
      *
      * @param grants grants this backend returned from {@link #tryAcquire}
      * @return those of {@code grants} that are no longer ours; empty when all were renewed

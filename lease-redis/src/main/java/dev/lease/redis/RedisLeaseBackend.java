@@ -3,12 +3,16 @@ package dev.lease.redis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
@@ -27,8 +31,10 @@ import dev.lease.spi.LeaseBackend;
  * token, expires keys by the server's wall-clock time and replicates asynchronously, so two holders remain
  * possible after a pause, a clock jump or a failover.
  *
- * <p>Renewals arriving within a few milliseconds of each other are sent as one script call; a release publishes
- * the lease name on {@code <prefix>released}, which wakes instances waiting for that lease.
+ * <p>The engine renews the leases due about the same time with {@link #renewAll}, which is one script call for the
+ * whole batch (on Redis Cluster, where the keys of different leases live in different hash slots, one call per
+ * lease); a release publishes the lease name on {@code <prefix>released}, which wakes instances waiting for that
+ * lease.
  */
 public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCloseable {
 
@@ -40,14 +46,11 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
 
     static final int MAX_KEY_PREFIX_LENGTH = 64;
 
-    /** No fixed wait: renewals batch up while the previous request is in flight (see {@link RenewalBatcher}). */
-    private static final Duration BATCH_WINDOW = Duration.ZERO;
-    private static final int MAX_BATCH = 256;
-
     private final StringRedisTemplate redis;
     private final String keyPrefix;
     private final String releaseChannel;
-    private final RenewalBatcher batcher;
+    /** The lease names of the batch renewal sent last, while it is in flight; for tests. */
+    private final AtomicReference<List<String>> inFlight = new AtomicReference<>(List.of());
     private final ReleaseSignals releaseSignals;
     private volatile Boolean cluster;
 
@@ -62,7 +65,6 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
         this.keyPrefix = validateKeyPrefix(keyPrefix);
         this.redis = new StringRedisTemplate(connectionFactory);
         this.releaseChannel = keyPrefix + "released";
-        this.batcher = new RenewalBatcher(this::renewInOneScript, BATCH_WINDOW, MAX_BATCH);
         this.releaseSignals = new ReleaseSignals(connectionFactory, releaseChannel);
     }
 
@@ -92,12 +94,41 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
     }
 
     @Override
-    public boolean renew(RedisGrant g) throws InterruptedException {
-        if (isCluster()) {
-            // Keys of different leases live in different hash slots; one script may not touch them together.
-            return renewInOneScript(List.of(g))[0];
+    public boolean renew(RedisGrant g) {
+        return renewInOneScript(List.of(g))[0];
+    }
+
+    /**
+     * Renews the batch in one script call, which checks each key's owner and extends each key still ours; the engine
+     * groups the renewals that are due into such batches. On Redis Cluster one script may not touch keys of different
+     * hash slots, so each grant is renewed on its own there.
+     *
+     * @return the grants whose key no longer holds their owner id (expired, deleted or taken over)
+     */
+    @Override
+    public Set<RedisGrant> renewAll(Collection<RedisGrant> grants) throws Exception {
+        if (grants.isEmpty()) {
+            return Set.of();
         }
-        return batcher.renew(g);
+        if (isCluster()) {
+            return LeaseBackend.super.renewAll(grants);
+        }
+        List<RedisGrant> batch = List.copyOf(grants);
+        List<String> names = batch.stream().map(RedisGrant::name).toList();
+        inFlight.set(names);
+        try {
+            boolean[] renewed = renewInOneScript(batch);
+            Set<RedisGrant> lost = new HashSet<>();
+            for (int i = 0; i < renewed.length; i++) {
+                if (!renewed[i]) {
+                    lost.add(batch.get(i));
+                }
+            }
+            return lost;
+        }
+        finally {
+            inFlight.compareAndSet(names, List.of());
+        }
     }
 
     @Override
@@ -208,9 +239,9 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
         return prefix;
     }
 
-    /** The lease names of the batched renewal whose request is in flight, its leader's first (for tests). */
+    /** The lease names of the batch renewal sent last, in the order sent, while it is in flight; for tests. */
     List<String> renewalsInFlight() {
-        return batcher.inFlightNames();
+        return inFlight.get();
     }
 
     private boolean[] renewInOneScript(List<RedisGrant> grants) {

@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
@@ -274,6 +275,65 @@ class RedisLeaseBackendTest {
         }
         for (RedisGrant grant : grants) {
             backend.release(grant);
+        }
+    }
+
+    /** The engine's batches: one script call renews all of them and names exactly the grant whose key was deleted. */
+    @Test
+    void aBatchOfManyGrantsIsRenewedInOneScriptCallThatNamesTheDeletedKey() throws Exception {
+        int leases = 300;
+        List<RedisGrant> grants = new ArrayList<>();
+        for (int i = 0; i < leases; i++) {
+            grants.add(backend.tryAcquire(new GrantRequest(name + "-" + i, seconds(30), reason -> { })).orElseThrow());
+        }
+        RedisGrant deleted = grants.get(leases / 2);
+        admin.delete(backend.key(deleted.name()));
+        // Shortened by hand, so that the renewal shows in every key's remaining time.
+        for (RedisGrant grant : grants) {
+            admin.expire(grant.key(), Duration.ofSeconds(5));
+        }
+        long scriptsBefore = scriptCalls();
+
+        Set<RedisGrant> lost = backend.renewAll(grants);
+
+        assertThat(scriptCalls() - scriptsBefore).as("script calls for %d grants", leases).isEqualTo(1);
+        assertThat(lost).containsExactly(deleted);
+        for (RedisGrant grant : grants) {
+            if (grant != deleted) {
+                assertThat(admin.getExpire(grant.key(), TimeUnit.SECONDS)).as("ttl of %s", grant.name()).isGreaterThan(20);
+            }
+        }
+        assertThat(admin.hasKey(backend.key(deleted.name()))).as("the deleted key stays deleted").isFalse();
+        for (RedisGrant grant : grants) {
+            backend.release(grant);
+        }
+    }
+
+    /** Held through the engine, many leases with the same timing share their renewal script calls. */
+    @Test
+    void manyLeasesHeldThroughTheEngineShareTheirRenewalScriptCalls() throws Exception {
+        int count = 200;
+        Duration renewEvery = Duration.ofMillis(400);
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            leases.add(engine.acquire(LeaseSpec.of(name + "-" + i, LeaseKind.EFFICIENCY).withTtl(seconds(4))
+                    .withRenewEvery(renewEvery)));
+        }
+        long scriptsBefore = scriptCalls();
+        long start = System.nanoTime();
+        // Every key renewed at least three times: its remaining time was pushed back up each time.
+        await().atMost(seconds(30)).until(() -> scriptCalls() - scriptsBefore >= 3
+                && System.nanoTime() - start >= 3 * renewEvery.toNanos());
+        double intervals = (System.nanoTime() - start) / (double) renewEvery.toNanos();
+        long calls = scriptCalls() - scriptsBefore;
+        log.info(count + " Redis leases over " + String.format("%.1f", intervals) + " renewal intervals: " + calls
+                + " script calls");
+        assertThat(calls / (count * intervals)).as("script calls per lease per interval").isLessThanOrEqualTo(0.05);
+        assertThat(leases).as("still valid").allMatch(Lease::isValid);
+        for (Lease lease : leases) {
+            assertThat(admin.getExpire(backend.key(lease.name()), TimeUnit.MILLISECONDS)).as("pttl of %s", lease.name())
+                    .isGreaterThan(seconds(4).minus(renewEvery.multipliedBy(3)).toMillis());
+            lease.close();
         }
     }
 
