@@ -6,9 +6,15 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 
 import javax.sql.DataSource;
 
@@ -59,6 +65,12 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
 
     /** Bound on any one statement, so a stuck connection fails a call instead of hanging it. */
     private static final int MAX_STATEMENT_SECONDS = 10;
+
+    /**
+     * Most grants renewed by one statement: four bind parameters each, far below PostgreSQL's 32767 and MySQL's 65535,
+     * and a statement text the servers parse quickly.
+     */
+    static final int RENEW_CHUNK = 500;
 
     private final DataSource dataSource;
     private final String table;
@@ -141,6 +153,73 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                         // microsecond) changes nothing, and drivers counting changed rows rather than matched ones
                         // (MySQL's useAffectedRows=true) report 0 for it.
                         || Long.valueOf(1).equals(call.queryForLong(sql.held, g.name(), g.owner(), g.value())));
+    }
+
+    /**
+     * Renews a batch in one {@code UPDATE} per distinct ttl (and per {@value #RENEW_CHUNK} grants, to stay far below
+     * every database's bind-parameter limit), all on one connection. Only when a statement's update count falls short
+     * of its grants does one {@code SELECT} tell which of them are still held: the rest are lost. A short count is not
+     * yet a loss for the same reason as in {@link #renew}: a driver counting changed rather than matched rows reports
+     * a renewal that set the same {@code expires_at} as unchanged.
+     */
+    @Override
+    public Set<JdbcGrant> renewAll(Collection<JdbcGrant> grants) {
+        if (grants.isEmpty()) {
+            return Set.of();
+        }
+        Statements sql = statements();
+        Map<Long, List<JdbcGrant>> byTtl = new LinkedHashMap<>();
+        for (JdbcGrant g : grants) {
+            byTtl.computeIfAbsent(g.ttlMillis(), ttl -> new ArrayList<>()).add(g);
+        }
+        long shortestTtl = byTtl.keySet().stream().mapToLong(Long::longValue).min().orElseThrow();
+        return autocommit("renewal of " + grants.size() + " leases", shortestTtl, call -> {
+            Set<JdbcGrant> lost = new HashSet<>();
+            for (Map.Entry<Long, List<JdbcGrant>> group : byTtl.entrySet()) {
+                List<JdbcGrant> all = group.getValue();
+                for (int from = 0; from < all.size(); from += RENEW_CHUNK) {
+                    List<JdbcGrant> chunk = all.subList(from, Math.min(all.size(), from + RENEW_CHUNK));
+                    lost.addAll(renewChunk(call, sql, group.getKey(), chunk));
+                }
+            }
+            return lost;
+        });
+    }
+
+    private List<JdbcGrant> renewChunk(Call call, Statements sql, long ttlMillis, List<JdbcGrant> chunk)
+            throws SQLException {
+        String matching = sql.grantsMatching(chunk.size());
+        Object[] grantArgs = grantArgs(chunk);
+        Object[] updateArgs = new Object[grantArgs.length + 1];
+        updateArgs[0] = ttlMillis;
+        System.arraycopy(grantArgs, 0, updateArgs, 1, grantArgs.length);
+        int renewed = call.update("UPDATE " + table + " SET expires_at = " + sql.dialect.nowPlusMillis + " WHERE "
+                + matching + " AND expires_at > " + sql.dialect.now, updateArgs);
+        if (renewed >= chunk.size()) {
+            return List.of();
+        }
+        Set<HeldRow> held = call.queryHeld("SELECT name, owner, token FROM " + table + " WHERE " + matching
+                + " AND expires_at > " + sql.dialect.now, grantArgs);
+        List<JdbcGrant> lost = new ArrayList<>();
+        for (JdbcGrant g : chunk) {
+            if (!held.contains(new HeldRow(g.name(), g.owner(), g.value()))) {
+                lost.add(g);
+            }
+        }
+        return lost;
+    }
+
+    /** The names first (one {@code IN} list the primary key index answers), then each grant's triple. */
+    private static Object[] grantArgs(List<JdbcGrant> chunk) {
+        Object[] args = new Object[chunk.size() * 4];
+        for (int i = 0; i < chunk.size(); i++) {
+            JdbcGrant g = chunk.get(i);
+            args[i] = g.name();
+            args[chunk.size() + 3 * i] = g.name();
+            args[chunk.size() + 3 * i + 1] = g.owner();
+            args[chunk.size() + 3 * i + 2] = g.value();
+        }
+        return args;
     }
 
     @Override
@@ -349,6 +428,23 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                     + " WHERE name = ? AND owner = ?";
             this.insertIfAbsent = String.format(dialect.insertIfAbsent, table);
         }
+
+        /**
+         * The rows of {@code count} grants: {@code name IN (...)} lets every database look them up by primary key,
+         * the OR-chain of bound (name, owner, token) triples (understood by every supported database, unlike row
+         * values on some) keeps only the rows still carrying a grant. Binds the names, then the triples.
+         */
+        String grantsMatching(int count) {
+            StringBuilder sql = new StringBuilder(count * 48).append("name IN (");
+            for (int i = 0; i < count; i++) {
+                sql.append(i == 0 ? "?" : ", ?");
+            }
+            sql.append(") AND (");
+            for (int i = 0; i < count; i++) {
+                sql.append(i == 0 ? "" : " OR ").append("(name = ? AND owner = ? AND token = ?)");
+            }
+            return sql.append(')').toString();
+        }
     }
 
     @FunctionalInterface
@@ -363,6 +459,17 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
             try (PreparedStatement statement = prepare(sql, args)) {
                 return statement.executeUpdate();
             }
+        }
+
+        /** The (name, owner, token) rows a query returns. */
+        Set<HeldRow> queryHeld(String sql, Object... args) throws SQLException {
+            Set<HeldRow> rows = new HashSet<>();
+            try (PreparedStatement statement = prepare(sql, args); ResultSet result = statement.executeQuery()) {
+                while (result.next()) {
+                    rows.add(new HeldRow(result.getString(1), result.getString(2), result.getLong(3)));
+                }
+            }
+            return rows;
         }
 
         /** The first column of the first row as a number, or null without a row. */
@@ -386,6 +493,10 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                 throw ex;
             }
         }
+    }
+
+    /** A row as a batch renewal reads it back. */
+    private record HeldRow(String name, String owner, long token) {
     }
 
     record JdbcGrant(String name, long value, String owner, long ttlMillis) implements Grant {
