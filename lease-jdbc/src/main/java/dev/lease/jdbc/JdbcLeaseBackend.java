@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
 
@@ -72,10 +73,36 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
      */
     static final int RENEW_CHUNK = 500;
 
+    /**
+     * The name of the shared token counter row. The engine refuses blank lease names, so it can never be a lease's
+     * row.
+     */
+    static final String COUNTER_ROW = "";
+
     private final DataSource dataSource;
     private final String table;
     private final JdbcTemplate jdbc;
+    private final Tokens tokens;
+    private final Duration deleteIdleAfter;
+    private final AtomicLong nextSweepNanos = new AtomicLong(System.nanoTime());
     private volatile Statements statements;
+
+    /** Where fencing tokens come from. */
+    public enum Tokens {
+
+        /**
+         * Each name's row counts its own grants ({@code token = token + 1}). Rows are never deleted: a deleted row
+         * would start again at 1 and reissue tokens a fenced resource has already accepted.
+         */
+        PER_NAME,
+
+        /**
+         * Every grant of every name draws the next value of one counter row of the table, so tokens keep rising
+         * across the deletion and re-creation of a name's row and idle rows may be deleted. One more statement per
+         * grant.
+         */
+        SHARED
+    }
 
     /** A backend over {@code dataSource} using the table {@value #DEFAULT_TABLE}. */
     public JdbcLeaseBackend(DataSource dataSource) {
@@ -88,6 +115,30 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
      * @throws IllegalArgumentException when {@code table} is not a plain SQL identifier
      */
     public JdbcLeaseBackend(DataSource dataSource, String table) {
+        this(dataSource, table, Tokens.PER_NAME, null);
+    }
+
+    /**
+     * @param dataSource where the lease table lives
+     * @param table the lease table, a plain identifier, optionally schema-qualified
+     * @param tokens where fencing tokens come from
+     * @param deleteIdleAfter how long a row must have been free before it is deleted; null never deletes rows
+     * @throws IllegalArgumentException when {@code table} is not a plain SQL identifier, or rows would be deleted with
+     *         per-name tokens
+     */
+    public JdbcLeaseBackend(DataSource dataSource, String table, Tokens tokens, Duration deleteIdleAfter) {
+        if (deleteIdleAfter != null && tokens != Tokens.SHARED) {
+            throw new IllegalArgumentException("lease.jdbc.delete-idle-after is set with per-name tokens: a deleted "
+                    + "row would start counting again and reissue tokens fenced resources already accepted; set "
+                    + "lease.jdbc.token: shared (once every instance runs with it), or remove "
+                    + "lease.jdbc.delete-idle-after");
+        }
+        if (deleteIdleAfter != null && (deleteIdleAfter.isNegative() || deleteIdleAfter.isZero())) {
+            throw new IllegalArgumentException("lease.jdbc.delete-idle-after is " + deleteIdleAfter
+                    + ": set a positive duration, such as 1h, or remove it to keep idle rows");
+        }
+        this.tokens = tokens;
+        this.deleteIdleAfter = deleteIdleAfter;
         // A proxy that hands out the thread's transactional connection would have the lease statements commit the
         // caller's transaction halfway (switching it to autocommit does): its target gives connections of their own.
         this.dataSource = dataSource instanceof TransactionAwareDataSourceProxy proxy ? proxy.getTargetDataSource()
@@ -118,11 +169,13 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
         long ttlMillis = millis(request.ttl());
         // The request's attempt id is the owner, so that abandon can find the row this very request may have taken.
         String owner = request.attempt();
-        return autocommit("grant", ttlMillis, call -> {
-            boolean granted;
+        Optional<JdbcGrant> granted = autocommit("grant", ttlMillis, call -> {
+            boolean taken;
             try {
-                granted = call.update(sql.grant, owner, ttlMillis, name) == 1
-                        || (insertRowIfAbsent(call, sql, name) && call.update(sql.grant, owner, ttlMillis, name) == 1);
+                taken = tokens == Tokens.SHARED ? grantShared(call, sql, name, owner, ttlMillis)
+                        : call.update(sql.grant, owner, ttlMillis, name) == 1
+                                || (insertRowIfAbsent(call, sql, name)
+                                        && call.update(sql.grant, owner, ttlMillis, name) == 1);
             }
             catch (SQLException ex) {
                 if (!(translate("grant", sql.grant, ex) instanceof ConcurrencyFailureException)) {
@@ -133,7 +186,7 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                 log.debug("Lease '" + name + "' busy: concurrent grant on " + table + ": " + ex);
                 return Optional.empty();
             }
-            if (!granted) {
+            if (!taken) {
                 return Optional.empty();
             }
             // The owner is this request's own attempt id, so the row still carries it only while the grant is ours:
@@ -142,6 +195,121 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
             Long token = call.queryForLong(sql.readToken, name, owner);
             return Optional.ofNullable(token).map(t -> new JdbcGrant(name, t, owner, ttlMillis));
         });
+        sweepIdleRowsWhenDue();
+        return granted;
+    }
+
+    /**
+     * Takes a free or expired row with a token drawn from the counter row, only if that token is greater than the
+     * row's: two grants of one name may draw in one order and reach the row in the other, and the later arrival must
+     * then lose rather than lower the row's token. A drawn token can only be too low when the counter lags the table
+     * (a table switched from per-name tokens after the counter was created); the counter is then raised and one more
+     * token drawn.
+     */
+    private boolean grantShared(Call call, Statements sql, String name, String owner, long ttlMillis)
+            throws SQLException {
+        for (int attempt = 0; attempt < 2; attempt++) {
+            long token = drawToken(call, sql);
+            if (call.update(sql.grantWithToken, owner, token, ttlMillis, name, token) == 1) {
+                return true;
+            }
+            if (insertSharedRowIfAbsent(call, sql, name)) {
+                token = drawToken(call, sql);
+                return call.update(sql.grantWithToken, owner, token, ttlMillis, name, token) == 1;
+            }
+            Long free = call.queryForLong(sql.freeRowToken, name);
+            if (free == null || free < token) {
+                // Busy, or taken by a grant that drew later and arrived first: the engine tries again.
+                return false;
+            }
+            call.update(sql.raiseCounter, free, COUNTER_ROW, free);
+        }
+        return false;
+    }
+
+    /**
+     * Inserts the free row of a name seen for the first time, or again after its idle row was deleted, carrying a
+     * token drawn now: every token an earlier row of the name issued was drawn before that row was deleted, so it is
+     * lower, and a grant that drew its token before the deletion and arrives only now finds a row it cannot take.
+     * With 0 instead, such a late grant would take the new row with a token lower than ones already issued.
+     */
+    private boolean insertSharedRowIfAbsent(Call call, Statements sql, String name) throws SQLException {
+        long floor = drawToken(call, sql);
+        Object[] args = sql.dialect.insertBindsNameTwice ? new Object[] {name, floor, name}
+                : new Object[] {name, floor};
+        try {
+            return call.update(sql.insertIfAbsentWithToken, args) > 0;
+        }
+        catch (SQLException ex) {
+            if (translate("insert", sql.insertIfAbsentWithToken, ex) instanceof DuplicateKeyException) {
+                return false;
+            }
+            throw ex;
+        }
+    }
+
+    /** The next shared token, creating the counter row on first use. */
+    private long drawToken(Call call, Statements sql) throws SQLException {
+        Long token = call.draw(sql);
+        if (token == null) {
+            Object[] args = sql.dialect.insertCounterBindsNameTwice ? new Object[] {COUNTER_ROW, COUNTER_ROW}
+                    : new Object[] {COUNTER_ROW};
+            try {
+                call.update(sql.insertCounter, args);
+            }
+            catch (SQLException ex) {
+                if (!(translate("insert", sql.insertCounter, ex) instanceof DuplicateKeyException)) {
+                    throw ex;
+                }
+            }
+            token = call.draw(sql);
+        }
+        if (token == null) {
+            throw new SQLException("The shared token counter row of " + table + " could not be created");
+        }
+        return token;
+    }
+
+    /**
+     * Deletes the rows free (released or expired) for at least {@code delete-idle-after}, except the counter row: a
+     * grant sets {@code expires_at} a ttl ahead, so a held or just granted row never matches, and a grant racing the
+     * deletion either updates the row first (which then no longer matches) or finds no row and inserts a new one,
+     * whose token the shared counter still draws above every earlier one. Does nothing without
+     * {@code delete-idle-after}.
+     *
+     * @return how many rows were deleted
+     */
+    public int deleteIdleRows() {
+        if (deleteIdleAfter == null) {
+            return 0;
+        }
+        Statements sql = statements();
+        return autocommit("deletion of idle rows", MAX_STATEMENT_SECONDS * 1000L,
+                call -> call.update(sql.deleteIdle, COUNTER_ROW, -deleteIdleAfter.toMillis()));
+    }
+
+    /** At most once per half {@code delete-idle-after} (and per minute at most), on the thread of a grant. */
+    private void sweepIdleRowsWhenDue() {
+        if (deleteIdleAfter == null) {
+            return;
+        }
+        long now = System.nanoTime();
+        long due = nextSweepNanos.get();
+        long every = Math.max(Duration.ofSeconds(1).toNanos(), Math.min(Duration.ofMinutes(1).toNanos(),
+                deleteIdleAfter.toNanos() / 2));
+        if (now - due < 0 || !nextSweepNanos.compareAndSet(due, now + every)) {
+            return;
+        }
+        try {
+            int deleted = deleteIdleRows();
+            if (deleted > 0) {
+                log.debug("Deleted " + deleted + " idle lease rows of " + table);
+            }
+        }
+        catch (DataAccessException ex) {
+            // The grant stands; the next sweep tries again.
+            log.debug("Could not delete idle lease rows of " + table + ": " + ex);
+        }
     }
 
     @Override
@@ -412,6 +580,13 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
         final String release;
         final String abandon;
         final String insertIfAbsent;
+        final String insertIfAbsentWithToken;
+        final String grantWithToken;
+        final String freeRowToken;
+        final String raiseCounter;
+        final String drawToken;
+        final String insertCounter;
+        final String deleteIdle;
 
         Statements(Dialect dialect, String table) {
             this.dialect = dialect;
@@ -426,7 +601,16 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                     + " WHERE name = ? AND owner = ? AND token = ?";
             this.abandon = "UPDATE " + table + " SET owner = NULL, expires_at = " + dialect.now
                     + " WHERE name = ? AND owner = ?";
-            this.insertIfAbsent = String.format(dialect.insertIfAbsent, table);
+            this.insertIfAbsent = String.format(dialect.insertIfAbsent, table, "0");
+            this.insertIfAbsentWithToken = String.format(dialect.insertIfAbsent, table, "?");
+            this.grantWithToken = "UPDATE " + table + " SET owner = ?, token = ?, expires_at = " + dialect.nowPlusMillis
+                    + " WHERE name = ? AND (owner IS NULL OR expires_at <= " + dialect.now + ") AND token < ?";
+            this.freeRowToken = "SELECT token FROM " + table + " WHERE name = ? AND (owner IS NULL OR expires_at <= "
+                    + dialect.now + ")";
+            this.raiseCounter = "UPDATE " + table + " SET token = ? WHERE name = ? AND token < ?";
+            this.drawToken = String.format(dialect.drawToken, table);
+            this.insertCounter = String.format(dialect.insertCounter, table);
+            this.deleteIdle = "DELETE FROM " + table + " WHERE name <> ? AND expires_at <= " + dialect.nowPlusMillis;
         }
 
         /**
@@ -459,6 +643,14 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
             try (PreparedStatement statement = prepare(sql, args)) {
                 return statement.executeUpdate();
             }
+        }
+
+        /** The counter row's next value, or null when there is no counter row yet. */
+        Long draw(Statements sql) throws SQLException {
+            if (sql.dialect.readDrawnToken == null) {
+                return queryForLong(sql.drawToken, COUNTER_ROW);
+            }
+            return update(sql.drawToken, COUNTER_ROW) == 0 ? null : queryForLong(sql.dialect.readDrawnToken);
         }
 
         /** The (name, owner, token) rows a query returns. */

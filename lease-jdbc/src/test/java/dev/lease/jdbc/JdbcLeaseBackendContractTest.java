@@ -76,7 +76,7 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
     @Override
     protected synchronized LeaseBackend<JdbcLeaseBackend.JdbcGrant> backend() {
         if (first == null) {
-            first = new JdbcLeaseBackend(dataSource(), table());
+            first = newBackend(dataSource());
         }
         return first;
     }
@@ -84,9 +84,14 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
     @Override
     protected synchronized LeaseBackend<JdbcLeaseBackend.JdbcGrant> secondBackend() {
         if (second == null) {
-            second = new JdbcLeaseBackend(secondDataSource(), table());
+            second = newBackend(secondDataSource());
         }
         return second;
+    }
+
+    /** The backend of one application instance: per-name tokens unless a subclass says otherwise. */
+    protected JdbcLeaseBackend newBackend(DataSource dataSource) {
+        return new JdbcLeaseBackend(dataSource, table());
     }
 
     @Override

@@ -59,8 +59,22 @@ class JdbcLeaseConfiguration {
         // Bookkeeping on the pool of its own when there is one; the application's DataSource otherwise (as before).
         DataSource dataSource = pool != null ? pool.dataSource() : applicationDataSource;
         JdbcLeaseBackend backend;
+        if (jdbc.getDeleteIdleAfter() != null && jdbc.getToken() != LeaseProperties.Jdbc.Token.SHARED) {
+            throw new LeaseConfigurationException("lease.jdbc.delete-idle-after is set while lease.jdbc.token is "
+                    + "per-name: a deleted row would count its tokens from 1 again and reissue tokens that fenced "
+                    + "resources already accepted.", "set lease.jdbc.token: shared on every instance (tokens keep "
+                            + "rising across the switch), or remove lease.jdbc.delete-idle-after.");
+        }
+        if (jdbc.getDeleteIdleAfter() != null
+                && (jdbc.getDeleteIdleAfter().isNegative() || jdbc.getDeleteIdleAfter().isZero())) {
+            throw new LeaseConfigurationException("lease.jdbc.delete-idle-after is " + jdbc.getDeleteIdleAfter() + ".",
+                    "set lease.jdbc.delete-idle-after to a positive duration such as 1h, or remove it to keep idle "
+                            + "rows.");
+        }
+        JdbcLeaseBackend.Tokens tokens = jdbc.getToken() == LeaseProperties.Jdbc.Token.SHARED
+                ? JdbcLeaseBackend.Tokens.SHARED : JdbcLeaseBackend.Tokens.PER_NAME;
         try {
-            backend = new JdbcLeaseBackend(dataSource, jdbc.getTable());
+            backend = new JdbcLeaseBackend(dataSource, jdbc.getTable(), tokens, jdbc.getDeleteIdleAfter());
         }
         catch (IllegalArgumentException ex) {
             throw new LeaseConfigurationException(ex.getMessage() + ".",

@@ -384,6 +384,18 @@ public class LeaseProperties {
         /** A connection pool of the lease backend's own; unused unless its url is set. */
         private final Datasource datasource = new Datasource();
 
+        /**
+         * Where fencing tokens come from: per-name (each row counts its own grants; rows are never deleted) or shared
+         * (one counter row of the table for every name, one more statement per grant, and idle rows may be deleted).
+         */
+        private Token token = Token.PER_NAME;
+
+        /**
+         * How long a lease row must have been free (released or expired) before it is deleted; unset (the default)
+         * keeps every row. Needs lease.jdbc.token: shared.
+         */
+        private Duration deleteIdleAfter;
+
         /** JDBC settings with their defaults. */
         public Jdbc() {
         }
@@ -422,6 +434,55 @@ public class LeaseProperties {
          */
         public void setInitializeSchema(SchemaInitialization initializeSchema) {
             this.initializeSchema = initializeSchema;
+        }
+
+        /**
+         * Where fencing tokens come from ({@code lease.jdbc.token}).
+         *
+         * @return per-name (the default) or shared
+         */
+        public Token getToken() {
+            return token;
+        }
+
+        /**
+         * Sets where fencing tokens come from ({@code lease.jdbc.token}). Switching per-name to shared keeps every
+         * name's tokens rising (the counter starts above the table's highest token); switching back is safe only
+         * while no row was deleted, so turn {@code delete-idle-after} off first and never go back after a deletion.
+         *
+         * @param token per-name or shared
+         */
+        public void setToken(Token token) {
+            this.token = token;
+        }
+
+        /**
+         * How long a lease row must have been free before it is deleted ({@code lease.jdbc.delete-idle-after}).
+         *
+         * @return the duration, or null to keep every row (the default)
+         */
+        public Duration getDeleteIdleAfter() {
+            return deleteIdleAfter;
+        }
+
+        /**
+         * Sets how long a lease row must have been free before it is deleted ({@code lease.jdbc.delete-idle-after});
+         * needs {@code lease.jdbc.token: shared} on every instance.
+         *
+         * @param deleteIdleAfter a positive duration, or null to keep every row
+         */
+        public void setDeleteIdleAfter(Duration deleteIdleAfter) {
+            this.deleteIdleAfter = deleteIdleAfter;
+        }
+
+        /** Where the JDBC backend's fencing tokens come from ({@code lease.jdbc.token}). */
+        public enum Token {
+
+            /** Each name's row counts its own grants; rows are never deleted (the default). */
+            PER_NAME,
+
+            /** One counter row of the lease table for every name, so that idle rows may be deleted. */
+            SHARED
         }
 
         /**
