@@ -31,6 +31,7 @@ import org.springframework.jdbc.core.ResultSetExtractor;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
+import org.springframework.util.ClassUtils;
 
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
@@ -51,7 +52,7 @@ import dev.lease.spi.LeaseBackend;
  * stalls (a process pause, a network that stops answering) right after the database executed its statement could
  * otherwise keep the lease row locked until the server drops its connection, and nobody could take over.
  */
-public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.JdbcGrant> {
+public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.JdbcGrant>, AutoCloseable {
 
     /** The id used in {@code lease.backend}. */
     public static final String ID = "jdbc";
@@ -79,6 +80,9 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
      */
     static final String COUNTER_ROW = "";
 
+    /** Present when the PostgreSQL driver is: releases then notify, and waiters listen. */
+    private static final String PG_CONNECTION = "org.postgresql.PGConnection";
+
     private final DataSource dataSource;
     private final String table;
     private final JdbcTemplate jdbc;
@@ -86,6 +90,9 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
     private final Duration deleteIdleAfter;
     private final AtomicLong nextSweepNanos = new AtomicLong(System.nanoTime());
     private volatile Statements statements;
+    private volatile long pollMillis = POLL_MILLIS;
+    private PgReleaseListener listener;
+    private boolean closed;
 
     /** Where fencing tokens come from. */
     public enum Tokens {
@@ -390,9 +397,15 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
         return args;
     }
 
+    /** On PostgreSQL the same statement notifies the table's channel, when it released the row, at its commit. */
     @Override
     public void release(JdbcGrant g) {
         Statements sql = statements();
+        if (sql.releaseAndNotify != null) {
+            autocommit("release", g.ttlMillis(), call -> call.execute(sql.releaseAndNotify, g.name(), g.owner(),
+                    g.value(), sql.channel));
+            return;
+        }
         autocommit("release", g.ttlMillis(), call -> call.update(sql.release, g.name(), g.owner(), g.value()));
     }
 
@@ -407,10 +420,57 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
         autocommit("abandon", ttlMillis, call -> call.update(sql.abandon, request.name(), request.attempt()));
     }
 
+    /**
+     * Polls, as no notification exists in plain SQL: at most every 100 ms, bounded by the engine's backoff. On
+     * PostgreSQL a release by any instance also wakes the waiter at once: one thread per backend listens for releases
+     * on a connection of its own, opened on the first wait and closed with the backend. The poll stays, for expiries
+     * (which nobody notifies) and for whenever that connection is down.
+     */
     @Override
     public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
-        // No notification exists in plain SQL; a short poll bounded by the engine's backoff is the honest choice.
-        Thread.sleep(Math.max(1, Math.min(POLL_MILLIS, maxWait.toMillis())));
+        long millis = Math.max(1, Math.min(pollMillis, maxWait.toMillis()));
+        PgReleaseListener releases = releaseListener();
+        if (releases != null && releases.listening()) {
+            releases.await(name, millis);
+        }
+        else {
+            Thread.sleep(millis);
+        }
+    }
+
+    /** The longest a waiter waits before it looks at the row again, notified or not; 100 ms unless a test says so. */
+    void pollInterval(Duration interval) {
+        this.pollMillis = Math.max(1, interval.toMillis());
+    }
+
+    /** Whether this backend is listening for releases now (PostgreSQL only, once someone waited). */
+    boolean listeningForReleases() {
+        PgReleaseListener releases;
+        synchronized (this) {
+            releases = listener;
+        }
+        return releases != null && releases.listening();
+    }
+
+    private synchronized PgReleaseListener releaseListener() {
+        if (listener == null && !closed && statements().channel != null) {
+            listener = new PgReleaseListener(dataSource, table);
+        }
+        return listener;
+    }
+
+    /** Stops listening for releases, if this backend was; grants, renewals and releases still work afterwards. */
+    @Override
+    public void close() {
+        PgReleaseListener releases;
+        synchronized (this) {
+            closed = true;
+            releases = listener;
+            listener = null;
+        }
+        if (releases != null) {
+            releases.close();
+        }
     }
 
     /**
@@ -542,7 +602,8 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
             synchronized (this) {
                 s = statements;
                 if (s == null) {
-                    s = new Statements(detectDialect(), table);
+                    s = new Statements(detectDialect(), table, ClassUtils.isPresent(PG_CONNECTION,
+                            JdbcLeaseBackend.class.getClassLoader()));
                     statements = s;
                 }
             }
@@ -588,7 +649,13 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
         final String insertCounter;
         final String deleteIdle;
 
-        Statements(Dialect dialect, String table) {
+        /** Releases and notifies the channel in one statement; null but on PostgreSQL with its driver. */
+        final String releaseAndNotify;
+
+        /** The channel releases are notified on; null but on PostgreSQL with its driver. */
+        final String channel;
+
+        Statements(Dialect dialect, String table, boolean pgDriver) {
             this.dialect = dialect;
             this.grant = "UPDATE " + table + " SET owner = ?, token = token + 1, expires_at = " + dialect.nowPlusMillis
                     + " WHERE name = ? AND (owner IS NULL OR expires_at <= " + dialect.now + ")";
@@ -610,6 +677,11 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
             this.raiseCounter = "UPDATE " + table + " SET token = ? WHERE name = ? AND token < ?";
             this.drawToken = String.format(dialect.drawToken, table);
             this.insertCounter = String.format(dialect.insertCounter, table);
+            boolean notifies = dialect == Dialect.POSTGRESQL && pgDriver;
+            this.channel = notifies ? PgReleaseListener.channel(table) : null;
+            this.releaseAndNotify = notifies ? "WITH released AS (UPDATE " + table + " SET owner = NULL, expires_at = "
+                    + dialect.now + " WHERE name = ? AND owner = ? AND token = ? RETURNING name)"
+                    + " SELECT pg_notify(?, name) FROM released" : null;
             this.deleteIdle = "DELETE FROM " + table + " WHERE name <> ? AND expires_at <= " + dialect.nowPlusMillis;
         }
 
@@ -642,6 +714,13 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
         int update(String sql, Object... args) throws SQLException {
             try (PreparedStatement statement = prepare(sql, args)) {
                 return statement.executeUpdate();
+            }
+        }
+
+        /** Runs a statement whatever it returns. */
+        boolean execute(String sql, Object... args) throws SQLException {
+            try (PreparedStatement statement = prepare(sql, args)) {
+                return statement.execute();
             }
         }
 

@@ -106,6 +106,17 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
         extraEngines.forEach(LeaseEngine::close);
     }
 
+    /** On PostgreSQL each backend that waited holds a listening connection until it is closed. */
+    @AfterEach
+    synchronized void closeBackends() {
+        if (first != null) {
+            first.close();
+        }
+        if (second != null) {
+            second.close();
+        }
+    }
+
     @Test
     void aGrantWhoseRowExpiredOnTheDatabaseClockIsTakenOverAtOnce() throws Exception {
         String name = uniqueName();
