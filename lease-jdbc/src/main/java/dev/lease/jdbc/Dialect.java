@@ -3,26 +3,36 @@ package dev.lease.jdbc;
 
 /**
  * What differs between the supported databases: how to read the database clock, how to add milliseconds to it,
- * and how to insert a row unless it already exists without failing (a failed statement aborts a PostgreSQL
- * transaction).
+ * how to insert a row unless it already exists without failing (a failed statement aborts a PostgreSQL
+ * transaction), and how to draw a shared token in one statement.
  */
 enum Dialect {
 
     POSTGRESQL("postgresql", "CURRENT_TIMESTAMP",
             "CURRENT_TIMESTAMP + CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond'",
-            "INSERT INTO %1$s (name, owner, token, expires_at) VALUES (?, NULL, 0, CURRENT_TIMESTAMP)"
-                    + " ON CONFLICT (name) DO NOTHING", false),
+            "INSERT INTO %1$s (name, owner, token, expires_at) VALUES (?, NULL, %2$s, CURRENT_TIMESTAMP)"
+                    + " ON CONFLICT (name) DO NOTHING", false,
+            "UPDATE %1$s SET token = token + 1 WHERE name = ? RETURNING token", null,
+            "INSERT INTO %1$s (name, owner, token, expires_at) SELECT ?, NULL, COALESCE(MAX(token), 0),"
+                    + " CURRENT_TIMESTAMP FROM %1$s ON CONFLICT (name) DO NOTHING", false),
 
     // UTC into a DATETIME column: CURRENT_TIMESTAMP is session-local time, which a daylight saving change skips or
     // repeats, so a lease computed from it can be stored an hour off or fail to be stored at all.
     MYSQL("mysql", "UTC_TIMESTAMP(6)",
             "TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6))",
-            "INSERT IGNORE INTO %1$s (name, owner, token, expires_at) VALUES (?, NULL, 0, UTC_TIMESTAMP(6))", false),
+            "INSERT IGNORE INTO %1$s (name, owner, token, expires_at) VALUES (?, NULL, %2$s, UTC_TIMESTAMP(6))", false,
+            // No UPDATE ... RETURNING: LAST_INSERT_ID(expr) keeps the new value for this connection alone.
+            "UPDATE %1$s SET token = LAST_INSERT_ID(token + 1) WHERE name = ?", "SELECT LAST_INSERT_ID()",
+            "INSERT IGNORE INTO %1$s (name, owner, token, expires_at) SELECT ?, NULL, COALESCE(MAX(token), 0),"
+                    + " UTC_TIMESTAMP(6) FROM %1$s", false),
 
     H2("h2", "CURRENT_TIMESTAMP",
             "DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP)",
-            "INSERT INTO %1$s (name, owner, token, expires_at) SELECT ?, NULL, 0, CURRENT_TIMESTAMP FROM DUAL"
-                    + " WHERE NOT EXISTS (SELECT 1 FROM %1$s WHERE name = ?)", true);
+            "INSERT INTO %1$s (name, owner, token, expires_at) SELECT ?, NULL, %2$s, CURRENT_TIMESTAMP FROM DUAL"
+                    + " WHERE NOT EXISTS (SELECT 1 FROM %1$s WHERE name = ?)", true,
+            "SELECT token FROM FINAL TABLE (UPDATE %1$s SET token = token + 1 WHERE name = ?)", null,
+            "INSERT INTO %1$s (name, owner, token, expires_at) SELECT ?, NULL, COALESCE(MAX(token), 0),"
+                    + " CURRENT_TIMESTAMP FROM %1$s WHERE NOT EXISTS (SELECT 1 FROM %1$s WHERE name = ?)", true);
 
     /** Suffix of the schema script, {@code schema-<platform>.sql}. */
     final String platform;
@@ -33,18 +43,45 @@ enum Dialect {
     /** The database's current time plus one bound number of milliseconds. */
     final String nowPlusMillis;
 
-    /** Inserts a free row for one bound name unless it exists; table as {@code %1$s}. */
+    /**
+     * Inserts a free row for one bound name unless it exists; table as {@code %1$s}, its token as {@code %2$s}: 0, or
+     * one more bound parameter right after the first name.
+     */
     final String insertIfAbsent;
 
     /** Whether {@link #insertIfAbsent} binds the name twice. */
     final boolean insertBindsNameTwice;
 
-    Dialect(String platform, String now, String nowPlusMillis, String insertIfAbsent, boolean insertBindsNameTwice) {
+    /**
+     * Increments the shared token counter row (name bound) and, in the same statement, returns its new value; or,
+     * with {@link #readDrawnToken}, makes the new value readable by the next statement on the same connection alone.
+     * One statement either way: a counter row locked across a round trip would stall every grant of every name.
+     */
+    final String drawToken;
+
+    /** Reads what {@link #drawToken} left for this connection; null when {@link #drawToken} returns it itself. */
+    final String readDrawnToken;
+
+    /**
+     * Inserts the shared token counter row (name bound) unless it exists, starting at the highest token in the table,
+     * so that switching an existing table to shared tokens keeps every name's tokens rising.
+     */
+    final String insertCounter;
+
+    /** Whether {@link #insertCounter} binds the name twice. */
+    final boolean insertCounterBindsNameTwice;
+
+    Dialect(String platform, String now, String nowPlusMillis, String insertIfAbsent, boolean insertBindsNameTwice,
+            String drawToken, String readDrawnToken, String insertCounter, boolean insertCounterBindsNameTwice) {
         this.platform = platform;
         this.now = now;
         this.nowPlusMillis = nowPlusMillis;
         this.insertIfAbsent = insertIfAbsent;
         this.insertBindsNameTwice = insertBindsNameTwice;
+        this.drawToken = drawToken;
+        this.readDrawnToken = readDrawnToken;
+        this.insertCounter = insertCounter;
+        this.insertCounterBindsNameTwice = insertCounterBindsNameTwice;
     }
 
     /**

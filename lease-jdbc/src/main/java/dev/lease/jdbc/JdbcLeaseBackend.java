@@ -6,9 +6,16 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
 
@@ -24,6 +31,7 @@ import org.springframework.jdbc.core.ResultSetExtractor;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
+import org.springframework.util.ClassUtils;
 
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
@@ -44,7 +52,7 @@ import dev.lease.spi.LeaseBackend;
  * stalls (a process pause, a network that stops answering) right after the database executed its statement could
  * otherwise keep the lease row locked until the server drops its connection, and nobody could take over.
  */
-public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.JdbcGrant> {
+public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.JdbcGrant>, AutoCloseable {
 
     /** The id used in {@code lease.backend}. */
     public static final String ID = "jdbc";
@@ -60,10 +68,48 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
     /** Bound on any one statement, so a stuck connection fails a call instead of hanging it. */
     private static final int MAX_STATEMENT_SECONDS = 10;
 
+    /**
+     * Most grants renewed by one statement: four bind parameters each, far below PostgreSQL's 32767 and MySQL's 65535,
+     * and a statement text the servers parse quickly.
+     */
+    static final int RENEW_CHUNK = 500;
+
+    /**
+     * The name of the shared token counter row. The engine refuses blank lease names, so it can never be a lease's
+     * row.
+     */
+    static final String COUNTER_ROW = "";
+
+    /** Present when the PostgreSQL driver is: releases then notify, and waiters listen. */
+    private static final String PG_CONNECTION = "org.postgresql.PGConnection";
+
     private final DataSource dataSource;
     private final String table;
     private final JdbcTemplate jdbc;
+    private final Tokens tokens;
+    private final Duration deleteIdleAfter;
+    private final AtomicLong nextSweepNanos = new AtomicLong(System.nanoTime());
     private volatile Statements statements;
+    private volatile long pollMillis = POLL_MILLIS;
+    private PgReleaseListener listener;
+    private boolean closed;
+
+    /** Where fencing tokens come from. */
+    public enum Tokens {
+
+        /**
+         * Each name's row counts its own grants ({@code token = token + 1}). Rows are never deleted: a deleted row
+         * would start again at 1 and reissue tokens a fenced resource has already accepted.
+         */
+        PER_NAME,
+
+        /**
+         * Every grant of every name draws the next value of one counter row of the table, so tokens keep rising
+         * across the deletion and re-creation of a name's row and idle rows may be deleted. One more statement per
+         * grant.
+         */
+        SHARED
+    }
 
     /** A backend over {@code dataSource} using the table {@value #DEFAULT_TABLE}. */
     public JdbcLeaseBackend(DataSource dataSource) {
@@ -76,6 +122,30 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
      * @throws IllegalArgumentException when {@code table} is not a plain SQL identifier
      */
     public JdbcLeaseBackend(DataSource dataSource, String table) {
+        this(dataSource, table, Tokens.PER_NAME, null);
+    }
+
+    /**
+     * @param dataSource where the lease table lives
+     * @param table the lease table, a plain identifier, optionally schema-qualified
+     * @param tokens where fencing tokens come from
+     * @param deleteIdleAfter how long a row must have been free before it is deleted; null never deletes rows
+     * @throws IllegalArgumentException when {@code table} is not a plain SQL identifier, or rows would be deleted with
+     *         per-name tokens
+     */
+    public JdbcLeaseBackend(DataSource dataSource, String table, Tokens tokens, Duration deleteIdleAfter) {
+        if (deleteIdleAfter != null && tokens != Tokens.SHARED) {
+            throw new IllegalArgumentException("lease.jdbc.delete-idle-after is set with per-name tokens: a deleted "
+                    + "row would start counting again and reissue tokens fenced resources already accepted; set "
+                    + "lease.jdbc.token: shared (once every instance runs with it), or remove "
+                    + "lease.jdbc.delete-idle-after");
+        }
+        if (deleteIdleAfter != null && (deleteIdleAfter.isNegative() || deleteIdleAfter.isZero())) {
+            throw new IllegalArgumentException("lease.jdbc.delete-idle-after is " + deleteIdleAfter
+                    + ": set a positive duration, such as 1h, or remove it to keep idle rows");
+        }
+        this.tokens = tokens;
+        this.deleteIdleAfter = deleteIdleAfter;
         // A proxy that hands out the thread's transactional connection would have the lease statements commit the
         // caller's transaction halfway (switching it to autocommit does): its target gives connections of their own.
         this.dataSource = dataSource instanceof TransactionAwareDataSourceProxy proxy ? proxy.getTargetDataSource()
@@ -106,11 +176,13 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
         long ttlMillis = millis(request.ttl());
         // The request's attempt id is the owner, so that abandon can find the row this very request may have taken.
         String owner = request.attempt();
-        return autocommit("grant", ttlMillis, call -> {
-            boolean granted;
+        Optional<JdbcGrant> granted = autocommit("grant", ttlMillis, call -> {
+            boolean taken;
             try {
-                granted = call.update(sql.grant, owner, ttlMillis, name) == 1
-                        || (insertRowIfAbsent(call, sql, name) && call.update(sql.grant, owner, ttlMillis, name) == 1);
+                taken = tokens == Tokens.SHARED ? grantShared(call, sql, name, owner, ttlMillis)
+                        : call.update(sql.grant, owner, ttlMillis, name) == 1
+                                || (insertRowIfAbsent(call, sql, name)
+                                        && call.update(sql.grant, owner, ttlMillis, name) == 1);
             }
             catch (SQLException ex) {
                 if (!(translate("grant", sql.grant, ex) instanceof ConcurrencyFailureException)) {
@@ -121,7 +193,7 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                 log.debug("Lease '" + name + "' busy: concurrent grant on " + table + ": " + ex);
                 return Optional.empty();
             }
-            if (!granted) {
+            if (!taken) {
                 return Optional.empty();
             }
             // The owner is this request's own attempt id, so the row still carries it only while the grant is ours:
@@ -130,6 +202,121 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
             Long token = call.queryForLong(sql.readToken, name, owner);
             return Optional.ofNullable(token).map(t -> new JdbcGrant(name, t, owner, ttlMillis));
         });
+        sweepIdleRowsWhenDue();
+        return granted;
+    }
+
+    /**
+     * Takes a free or expired row with a token drawn from the counter row, only if that token is greater than the
+     * row's: two grants of one name may draw in one order and reach the row in the other, and the later arrival must
+     * then lose rather than lower the row's token. A drawn token can only be too low when the counter lags the table
+     * (a table switched from per-name tokens after the counter was created); the counter is then raised and one more
+     * token drawn.
+     */
+    private boolean grantShared(Call call, Statements sql, String name, String owner, long ttlMillis)
+            throws SQLException {
+        for (int attempt = 0; attempt < 2; attempt++) {
+            long token = drawToken(call, sql);
+            if (call.update(sql.grantWithToken, owner, token, ttlMillis, name, token) == 1) {
+                return true;
+            }
+            if (insertSharedRowIfAbsent(call, sql, name)) {
+                token = drawToken(call, sql);
+                return call.update(sql.grantWithToken, owner, token, ttlMillis, name, token) == 1;
+            }
+            Long free = call.queryForLong(sql.freeRowToken, name);
+            if (free == null || free < token) {
+                // Busy, or taken by a grant that drew later and arrived first: the engine tries again.
+                return false;
+            }
+            call.update(sql.raiseCounter, free, COUNTER_ROW, free);
+        }
+        return false;
+    }
+
+    /**
+     * Inserts the free row of a name seen for the first time, or again after its idle row was deleted, carrying a
+     * token drawn now: every token an earlier row of the name issued was drawn before that row was deleted, so it is
+     * lower, and a grant that drew its token before the deletion and arrives only now finds a row it cannot take.
+     * With 0 instead, such a late grant would take the new row with a token lower than ones already issued.
+     */
+    private boolean insertSharedRowIfAbsent(Call call, Statements sql, String name) throws SQLException {
+        long floor = drawToken(call, sql);
+        Object[] args = sql.dialect.insertBindsNameTwice ? new Object[] {name, floor, name}
+                : new Object[] {name, floor};
+        try {
+            return call.update(sql.insertIfAbsentWithToken, args) > 0;
+        }
+        catch (SQLException ex) {
+            if (translate("insert", sql.insertIfAbsentWithToken, ex) instanceof DuplicateKeyException) {
+                return false;
+            }
+            throw ex;
+        }
+    }
+
+    /** The next shared token, creating the counter row on first use. */
+    private long drawToken(Call call, Statements sql) throws SQLException {
+        Long token = call.draw(sql);
+        if (token == null) {
+            Object[] args = sql.dialect.insertCounterBindsNameTwice ? new Object[] {COUNTER_ROW, COUNTER_ROW}
+                    : new Object[] {COUNTER_ROW};
+            try {
+                call.update(sql.insertCounter, args);
+            }
+            catch (SQLException ex) {
+                if (!(translate("insert", sql.insertCounter, ex) instanceof DuplicateKeyException)) {
+                    throw ex;
+                }
+            }
+            token = call.draw(sql);
+        }
+        if (token == null) {
+            throw new SQLException("The shared token counter row of " + table + " could not be created");
+        }
+        return token;
+    }
+
+    /**
+     * Deletes the rows free (released or expired) for at least {@code delete-idle-after}, except the counter row: a
+     * grant sets {@code expires_at} a ttl ahead, so a held or just granted row never matches, and a grant racing the
+     * deletion either updates the row first (which then no longer matches) or finds no row and inserts a new one,
+     * whose token the shared counter still draws above every earlier one. Does nothing without
+     * {@code delete-idle-after}.
+     *
+     * @return how many rows were deleted
+     */
+    public int deleteIdleRows() {
+        if (deleteIdleAfter == null) {
+            return 0;
+        }
+        Statements sql = statements();
+        return autocommit("deletion of idle rows", MAX_STATEMENT_SECONDS * 1000L,
+                call -> call.update(sql.deleteIdle, COUNTER_ROW, -deleteIdleAfter.toMillis()));
+    }
+
+    /** At most once per half {@code delete-idle-after} (and per minute at most), on the thread of a grant. */
+    private void sweepIdleRowsWhenDue() {
+        if (deleteIdleAfter == null) {
+            return;
+        }
+        long now = System.nanoTime();
+        long due = nextSweepNanos.get();
+        long every = Math.max(Duration.ofSeconds(1).toNanos(), Math.min(Duration.ofMinutes(1).toNanos(),
+                deleteIdleAfter.toNanos() / 2));
+        if (now - due < 0 || !nextSweepNanos.compareAndSet(due, now + every)) {
+            return;
+        }
+        try {
+            int deleted = deleteIdleRows();
+            if (deleted > 0) {
+                log.debug("Deleted " + deleted + " idle lease rows of " + table);
+            }
+        }
+        catch (DataAccessException ex) {
+            // The grant stands; the next sweep tries again.
+            log.debug("Could not delete idle lease rows of " + table + ": " + ex);
+        }
     }
 
     @Override
@@ -143,9 +330,82 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                         || Long.valueOf(1).equals(call.queryForLong(sql.held, g.name(), g.owner(), g.value())));
     }
 
+    /**
+     * Renews a batch in one {@code UPDATE} per distinct ttl (and per {@value #RENEW_CHUNK} grants, to stay far below
+     * every database's bind-parameter limit), all on one connection. Only when a statement's update count falls short
+     * of its grants does one {@code SELECT} tell which of them are still held: the rest are lost. A short count is not
+     * yet a loss for the same reason as in {@link #renew}: a driver counting changed rather than matched rows reports
+     * a renewal that set the same {@code expires_at} as unchanged.
+     */
+    @Override
+    public Set<JdbcGrant> renewAll(Collection<JdbcGrant> grants) {
+        if (grants.isEmpty()) {
+            return Set.of();
+        }
+        Statements sql = statements();
+        Map<Long, List<JdbcGrant>> byTtl = new LinkedHashMap<>();
+        for (JdbcGrant g : grants) {
+            byTtl.computeIfAbsent(g.ttlMillis(), ttl -> new ArrayList<>()).add(g);
+        }
+        long shortestTtl = byTtl.keySet().stream().mapToLong(Long::longValue).min().orElseThrow();
+        return autocommit("renewal of " + grants.size() + " leases", shortestTtl, call -> {
+            Set<JdbcGrant> lost = new HashSet<>();
+            for (Map.Entry<Long, List<JdbcGrant>> group : byTtl.entrySet()) {
+                List<JdbcGrant> all = group.getValue();
+                for (int from = 0; from < all.size(); from += RENEW_CHUNK) {
+                    List<JdbcGrant> chunk = all.subList(from, Math.min(all.size(), from + RENEW_CHUNK));
+                    lost.addAll(renewChunk(call, sql, group.getKey(), chunk));
+                }
+            }
+            return lost;
+        });
+    }
+
+    private List<JdbcGrant> renewChunk(Call call, Statements sql, long ttlMillis, List<JdbcGrant> chunk)
+            throws SQLException {
+        String matching = sql.grantsMatching(chunk.size());
+        Object[] grantArgs = grantArgs(chunk);
+        Object[] updateArgs = new Object[grantArgs.length + 1];
+        updateArgs[0] = ttlMillis;
+        System.arraycopy(grantArgs, 0, updateArgs, 1, grantArgs.length);
+        int renewed = call.update("UPDATE " + table + " SET expires_at = " + sql.dialect.nowPlusMillis + " WHERE "
+                + matching + " AND expires_at > " + sql.dialect.now, updateArgs);
+        if (renewed >= chunk.size()) {
+            return List.of();
+        }
+        Set<HeldRow> held = call.queryHeld("SELECT name, owner, token FROM " + table + " WHERE " + matching
+                + " AND expires_at > " + sql.dialect.now, grantArgs);
+        List<JdbcGrant> lost = new ArrayList<>();
+        for (JdbcGrant g : chunk) {
+            if (!held.contains(new HeldRow(g.name(), g.owner(), g.value()))) {
+                lost.add(g);
+            }
+        }
+        return lost;
+    }
+
+    /** The names first (one {@code IN} list the primary key index answers), then each grant's triple. */
+    private static Object[] grantArgs(List<JdbcGrant> chunk) {
+        Object[] args = new Object[chunk.size() * 4];
+        for (int i = 0; i < chunk.size(); i++) {
+            JdbcGrant g = chunk.get(i);
+            args[i] = g.name();
+            args[chunk.size() + 3 * i] = g.name();
+            args[chunk.size() + 3 * i + 1] = g.owner();
+            args[chunk.size() + 3 * i + 2] = g.value();
+        }
+        return args;
+    }
+
+    /** On PostgreSQL the same statement notifies the table's channel, when it released the row, at its commit. */
     @Override
     public void release(JdbcGrant g) {
         Statements sql = statements();
+        if (sql.releaseAndNotify != null) {
+            autocommit("release", g.ttlMillis(), call -> call.execute(sql.releaseAndNotify, g.name(), g.owner(),
+                    g.value(), sql.channel));
+            return;
+        }
         autocommit("release", g.ttlMillis(), call -> call.update(sql.release, g.name(), g.owner(), g.value()));
     }
 
@@ -160,10 +420,57 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
         autocommit("abandon", ttlMillis, call -> call.update(sql.abandon, request.name(), request.attempt()));
     }
 
+    /**
+     * Polls, as no notification exists in plain SQL: at most every 100 ms, bounded by the engine's backoff. On
+     * PostgreSQL a release by any instance also wakes the waiter at once: one thread per backend listens for releases
+     * on a connection of its own, opened on the first wait and closed with the backend. The poll stays, for expiries
+     * (which nobody notifies) and for whenever that connection is down.
+     */
     @Override
     public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
-        // No notification exists in plain SQL; a short poll bounded by the engine's backoff is the honest choice.
-        Thread.sleep(Math.max(1, Math.min(POLL_MILLIS, maxWait.toMillis())));
+        long millis = Math.max(1, Math.min(pollMillis, maxWait.toMillis()));
+        PgReleaseListener releases = releaseListener();
+        if (releases != null && releases.listening()) {
+            releases.await(name, millis);
+        }
+        else {
+            Thread.sleep(millis);
+        }
+    }
+
+    /** The longest a waiter waits before it looks at the row again, notified or not; 100 ms unless a test says so. */
+    void pollInterval(Duration interval) {
+        this.pollMillis = Math.max(1, interval.toMillis());
+    }
+
+    /** Whether this backend is listening for releases now (PostgreSQL only, once someone waited). */
+    boolean listeningForReleases() {
+        PgReleaseListener releases;
+        synchronized (this) {
+            releases = listener;
+        }
+        return releases != null && releases.listening();
+    }
+
+    private synchronized PgReleaseListener releaseListener() {
+        if (listener == null && !closed && statements().channel != null) {
+            listener = new PgReleaseListener(dataSource, table);
+        }
+        return listener;
+    }
+
+    /** Stops listening for releases, if this backend was; grants, renewals and releases still work afterwards. */
+    @Override
+    public void close() {
+        PgReleaseListener releases;
+        synchronized (this) {
+            closed = true;
+            releases = listener;
+            listener = null;
+        }
+        if (releases != null) {
+            releases.close();
+        }
     }
 
     /**
@@ -295,7 +602,8 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
             synchronized (this) {
                 s = statements;
                 if (s == null) {
-                    s = new Statements(detectDialect(), table);
+                    s = new Statements(detectDialect(), table, ClassUtils.isPresent(PG_CONNECTION,
+                            JdbcLeaseBackend.class.getClassLoader()));
                     statements = s;
                 }
             }
@@ -333,8 +641,21 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
         final String release;
         final String abandon;
         final String insertIfAbsent;
+        final String insertIfAbsentWithToken;
+        final String grantWithToken;
+        final String freeRowToken;
+        final String raiseCounter;
+        final String drawToken;
+        final String insertCounter;
+        final String deleteIdle;
 
-        Statements(Dialect dialect, String table) {
+        /** Releases and notifies the channel in one statement; null but on PostgreSQL with its driver. */
+        final String releaseAndNotify;
+
+        /** The channel releases are notified on; null but on PostgreSQL with its driver. */
+        final String channel;
+
+        Statements(Dialect dialect, String table, boolean pgDriver) {
             this.dialect = dialect;
             this.grant = "UPDATE " + table + " SET owner = ?, token = token + 1, expires_at = " + dialect.nowPlusMillis
                     + " WHERE name = ? AND (owner IS NULL OR expires_at <= " + dialect.now + ")";
@@ -347,7 +668,38 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                     + " WHERE name = ? AND owner = ? AND token = ?";
             this.abandon = "UPDATE " + table + " SET owner = NULL, expires_at = " + dialect.now
                     + " WHERE name = ? AND owner = ?";
-            this.insertIfAbsent = String.format(dialect.insertIfAbsent, table);
+            this.insertIfAbsent = String.format(dialect.insertIfAbsent, table, "0");
+            this.insertIfAbsentWithToken = String.format(dialect.insertIfAbsent, table, "?");
+            this.grantWithToken = "UPDATE " + table + " SET owner = ?, token = ?, expires_at = " + dialect.nowPlusMillis
+                    + " WHERE name = ? AND (owner IS NULL OR expires_at <= " + dialect.now + ") AND token < ?";
+            this.freeRowToken = "SELECT token FROM " + table + " WHERE name = ? AND (owner IS NULL OR expires_at <= "
+                    + dialect.now + ")";
+            this.raiseCounter = "UPDATE " + table + " SET token = ? WHERE name = ? AND token < ?";
+            this.drawToken = String.format(dialect.drawToken, table);
+            this.insertCounter = String.format(dialect.insertCounter, table);
+            boolean notifies = dialect == Dialect.POSTGRESQL && pgDriver;
+            this.channel = notifies ? PgReleaseListener.channel(table) : null;
+            this.releaseAndNotify = notifies ? "WITH released AS (UPDATE " + table + " SET owner = NULL, expires_at = "
+                    + dialect.now + " WHERE name = ? AND owner = ? AND token = ? RETURNING name)"
+                    + " SELECT pg_notify(?, name) FROM released" : null;
+            this.deleteIdle = "DELETE FROM " + table + " WHERE name <> ? AND expires_at <= " + dialect.nowPlusMillis;
+        }
+
+        /**
+         * The rows of {@code count} grants: {@code name IN (...)} lets every database look them up by primary key,
+         * the OR-chain of bound (name, owner, token) triples (understood by every supported database, unlike row
+         * values on some) keeps only the rows still carrying a grant. Binds the names, then the triples.
+         */
+        String grantsMatching(int count) {
+            StringBuilder sql = new StringBuilder(count * 48).append("name IN (");
+            for (int i = 0; i < count; i++) {
+                sql.append(i == 0 ? "?" : ", ?");
+            }
+            sql.append(") AND (");
+            for (int i = 0; i < count; i++) {
+                sql.append(i == 0 ? "" : " OR ").append("(name = ? AND owner = ? AND token = ?)");
+            }
+            return sql.append(')').toString();
         }
     }
 
@@ -363,6 +715,32 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
             try (PreparedStatement statement = prepare(sql, args)) {
                 return statement.executeUpdate();
             }
+        }
+
+        /** Runs a statement whatever it returns. */
+        boolean execute(String sql, Object... args) throws SQLException {
+            try (PreparedStatement statement = prepare(sql, args)) {
+                return statement.execute();
+            }
+        }
+
+        /** The counter row's next value, or null when there is no counter row yet. */
+        Long draw(Statements sql) throws SQLException {
+            if (sql.dialect.readDrawnToken == null) {
+                return queryForLong(sql.drawToken, COUNTER_ROW);
+            }
+            return update(sql.drawToken, COUNTER_ROW) == 0 ? null : queryForLong(sql.dialect.readDrawnToken);
+        }
+
+        /** The (name, owner, token) rows a query returns. */
+        Set<HeldRow> queryHeld(String sql, Object... args) throws SQLException {
+            Set<HeldRow> rows = new HashSet<>();
+            try (PreparedStatement statement = prepare(sql, args); ResultSet result = statement.executeQuery()) {
+                while (result.next()) {
+                    rows.add(new HeldRow(result.getString(1), result.getString(2), result.getLong(3)));
+                }
+            }
+            return rows;
         }
 
         /** The first column of the first row as a number, or null without a row. */
@@ -386,6 +764,10 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                 throw ex;
             }
         }
+    }
+
+    /** A row as a batch renewal reads it back. */
+    private record HeldRow(String name, String owner, long token) {
     }
 
     record JdbcGrant(String name, long value, String owner, long ttlMillis) implements Grant {

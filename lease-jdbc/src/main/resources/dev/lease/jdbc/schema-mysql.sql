@@ -1,4 +1,7 @@
--- One row per lease name, never deleted: the token column is the fencing counter. MySQL and MariaDB.
+-- One row per lease name. With lease.jdbc.token: per-name (the default) the token column is each name's fencing
+-- counter and rows are never deleted. With lease.jdbc.token: shared, the row named '' (an empty name, which no lease
+-- can have) is the counter every grant draws its token from, and lease.jdbc.delete-idle-after may delete idle rows.
+-- MySQL and MariaDB.
 -- expires_at is a DATETIME in UTC, written and compared with UTC_TIMESTAMP(6) only: a TIMESTAMP column converts
 -- through the session time zone, and around a daylight saving change a local time is skipped (the write fails) or
 -- repeated (the lease is stored an hour off). Names compare byte for byte (utf8mb4_bin), as on PostgreSQL and

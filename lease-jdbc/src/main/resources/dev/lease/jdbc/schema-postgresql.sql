@@ -1,4 +1,6 @@
--- One row per lease name, never deleted: the token column is the fencing counter.
+-- One row per lease name. With lease.jdbc.token: per-name (the default) the token column is each name's fencing
+-- counter and rows are never deleted. With lease.jdbc.token: shared, the row named '' (an empty name, which no lease
+-- can have) is the counter every grant draws its token from, and lease.jdbc.delete-idle-after may delete idle rows.
 -- expires_at is compared with the database clock only; TIMESTAMP WITH TIME ZONE keeps sessions with different
 -- time zones in agreement.
 CREATE TABLE IF NOT EXISTS ${table} (

@@ -76,7 +76,7 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
     @Override
     protected synchronized LeaseBackend<JdbcLeaseBackend.JdbcGrant> backend() {
         if (first == null) {
-            first = new JdbcLeaseBackend(dataSource(), table());
+            first = newBackend(dataSource());
         }
         return first;
     }
@@ -84,9 +84,14 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
     @Override
     protected synchronized LeaseBackend<JdbcLeaseBackend.JdbcGrant> secondBackend() {
         if (second == null) {
-            second = new JdbcLeaseBackend(secondDataSource(), table());
+            second = newBackend(secondDataSource());
         }
         return second;
+    }
+
+    /** The backend of one application instance: per-name tokens unless a subclass says otherwise. */
+    protected JdbcLeaseBackend newBackend(DataSource dataSource) {
+        return new JdbcLeaseBackend(dataSource, table());
     }
 
     @Override
@@ -99,6 +104,17 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
     @AfterEach
     void closeExtraEngines() {
         extraEngines.forEach(LeaseEngine::close);
+    }
+
+    /** On PostgreSQL each backend that waited holds a listening connection until it is closed. */
+    @AfterEach
+    synchronized void closeBackends() {
+        if (first != null) {
+            first.close();
+        }
+        if (second != null) {
+            second.close();
+        }
     }
 
     @Test
@@ -344,6 +360,75 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
         secondBackend().release(lowerHeld);
     }
 
+    /**
+     * A batch larger than one statement's share, in two ttls: one UPDATE per ttl and per chunk renews every grant
+     * still held, and exactly the grants broken, expired or released come back as lost, found by one SELECT per
+     * statement that fell short.
+     */
+    @Test
+    void aBatchIsRenewedWithOneStatementPerTtlAndChunkAndReportsExactlyTheLostGrants() throws Exception {
+        List<String> prepared = Collections.synchronizedList(new ArrayList<>());
+        JdbcLeaseBackend batch = new JdbcLeaseBackend(preparedSql(dataSource(), prepared), table());
+        String prefix = uniqueName();
+        List<JdbcLeaseBackend.JdbcGrant> longer = new ArrayList<>();
+        for (int i = 0; i < JdbcLeaseBackend.RENEW_CHUNK + 7; i++) {
+            longer.add(grant(backend(), prefix + "-long-" + i, Duration.ofMinutes(10)).orElseThrow());
+        }
+        List<JdbcLeaseBackend.JdbcGrant> shorter = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            shorter.add(grant(backend(), prefix + "-short-" + i, Duration.ofMinutes(5)).orElseThrow());
+        }
+        JdbcTemplate admin = new JdbcTemplate(secondDataSource());
+        // Every grant about to expire, so that a renewal shows in expires_at.
+        admin.update("UPDATE " + table() + " SET expires_at = " + nowPlusMillisSql() + " WHERE name LIKE ?",
+                seconds(30).toMillis(), prefix + "-%");
+        breakLease(longer.get(3).name());
+        breakLease(shorter.get(1).name());
+        admin.update("UPDATE " + table() + " SET expires_at = " + dialect().now + " WHERE name = ?",
+                longer.get(JdbcLeaseBackend.RENEW_CHUNK + 2).name());
+        backend().release(longer.get(JdbcLeaseBackend.RENEW_CHUNK - 1));
+        Set<JdbcLeaseBackend.JdbcGrant> expectedLost = Set.of(longer.get(3), shorter.get(1),
+                longer.get(JdbcLeaseBackend.RENEW_CHUNK + 2), longer.get(JdbcLeaseBackend.RENEW_CHUNK - 1));
+        List<JdbcLeaseBackend.JdbcGrant> all = new ArrayList<>(longer);
+        all.addAll(shorter);
+
+        Set<JdbcLeaseBackend.JdbcGrant> lost = batch.renewAll(all);
+
+        assertThat(lost).containsExactlyInAnyOrderElementsOf(expectedLost);
+        // Two chunks of the longer ttl and one of the shorter, each with a loss.
+        assertThat(prepared.stream().filter(sql -> sql.startsWith("UPDATE")).count()).as("renewal statements")
+                .isEqualTo(3);
+        assertThat(prepared.stream().filter(sql -> sql.startsWith("SELECT")).count()).as("lookups of the lost")
+                .isEqualTo(3);
+        // The survivors now expire a ttl from now, not in 30 s.
+        Integer stillShort = admin.queryForObject("SELECT COUNT(*) FROM " + table() + " WHERE name LIKE ? AND owner IS "
+                + "NOT NULL AND expires_at < " + nowPlusMillisSql(), Integer.class, prefix + "-%",
+                Duration.ofMinutes(4).toMillis());
+        assertThat(stillShort).as("rows with an owner a renewal did not extend: the two broken, the expired").isEqualTo(3);
+        for (var g : all) {
+            if (!expectedLost.contains(g)) {
+                backend().release(g);
+            }
+        }
+    }
+
+    @Test
+    void aBatchWhoseGrantsAreAllHeldNeedsNoLookup() throws Exception {
+        List<String> prepared = Collections.synchronizedList(new ArrayList<>());
+        JdbcLeaseBackend batch = new JdbcLeaseBackend(preparedSql(dataSource(), prepared), table());
+        List<JdbcLeaseBackend.JdbcGrant> held = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            held.add(grant(backend(), uniqueName() + "-" + i, seconds(30)).orElseThrow());
+        }
+        assertThat(batch.renewAll(held)).isEmpty();
+        assertThat(batch.renewAll(List.of())).isEmpty();
+        assertThat(prepared.size()).as("statements").isEqualTo(1);
+        assertThat(prepared.get(0)).startsWith("UPDATE");
+        for (var g : held) {
+            backend().release(g);
+        }
+    }
+
     @Test
     void refusesTableNamesThatAreNotPlainIdentifiers() {
         for (String bad : List.of("lease_lock; DROP TABLE users", "\"lease\"", "a.b.c", "1lease", "lease lock", "",
@@ -398,6 +483,23 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
                     }
                     return invoke(ps, method, args);
                 });
+    }
+
+    /** Records the SQL of every statement prepared through the returned DataSource. */
+    static DataSource preparedSql(DataSource target, List<String> prepared) {
+        return new DelegatingDataSource(target) {
+            @Override
+            public Connection getConnection() throws SQLException {
+                Connection connection = super.getConnection();
+                return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
+                        (proxy, method, args) -> {
+                            if (method.getName().equals("prepareStatement")) {
+                                prepared.add((String) args[0]);
+                            }
+                            return invoke(connection, method, args);
+                        });
+            }
+        };
     }
 
     /** Records the query timeout of every statement prepared through the returned DataSource. */

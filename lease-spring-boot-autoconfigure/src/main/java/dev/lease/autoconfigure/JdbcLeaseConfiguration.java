@@ -2,6 +2,7 @@ package dev.lease.autoconfigure;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 
 import javax.sql.DataSource;
 
@@ -10,12 +11,14 @@ import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.beans.BeansException;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.dao.DataAccessException;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.lease.LeaseConfigurationException;
@@ -25,7 +28,8 @@ import dev.lease.jdbc.JdbcLeaseBackend;
  * The JDBC lease backend, available when spring-jdbc is on the classpath and the application has one DataSource.
  * It stays away when the {@code lease.*backend} properties route every lease elsewhere, so that an application
  * on ZooKeeper does not get a lease table in its database. Creates the lease table per
- * {@code lease.jdbc.initialize-schema}.
+ * {@code lease.jdbc.initialize-schema}. Lease bookkeeping runs on the application's DataSource, or on a small pool of
+ * its own when {@code lease.jdbc.datasource.url} is set.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(JdbcTemplate.class)
@@ -34,19 +38,49 @@ import dev.lease.jdbc.JdbcLeaseBackend;
 class JdbcLeaseConfiguration {
 
 
+    /**
+     * The lease backend's own pool, when {@code lease.jdbc.datasource.url} is set; closed with the context, after the
+     * backend that uses it.
+     */
+    @Bean
+    @ConditionalOnProperty("lease.jdbc.datasource.url")
+    LeaseBookkeepingPool leaseBookkeepingPool(LeaseProperties properties, ResourceLoader resources) {
+        return LeaseBookkeepingPool.create(properties.getJdbc().getDatasource(), resources.getClassLoader());
+    }
+
     @Bean
     @ConditionalOnMissingBean
-    JdbcLeaseBackend jdbcLeaseBackend(DataSource dataSource, LeaseProperties properties, Environment environment) {
+    JdbcLeaseBackend jdbcLeaseBackend(DataSource applicationDataSource, List<LeaseBookkeepingPool> ownPool,
+            LeaseProperties properties, Environment environment) {
         LeaseProperties.Jdbc jdbc = properties.getJdbc();
+        // A list, not an ObjectProvider: injected this way the pool is recorded as a dependency of the backend, so it
+        // closes only after the engine released its leases through the backend.
+        LeaseBookkeepingPool pool = ownPool.isEmpty() ? null : ownPool.get(0);
+        // Bookkeeping on the pool of its own when there is one; the application's DataSource otherwise (as before).
+        DataSource dataSource = pool != null ? pool.dataSource() : applicationDataSource;
         JdbcLeaseBackend backend;
+        if (jdbc.getDeleteIdleAfter() != null && jdbc.getToken() != LeaseProperties.Jdbc.Token.SHARED) {
+            throw new LeaseConfigurationException("lease.jdbc.delete-idle-after is set while lease.jdbc.token is "
+                    + "per-name: a deleted row would count its tokens from 1 again and reissue tokens that fenced "
+                    + "resources already accepted.", "set lease.jdbc.token: shared on every instance (tokens keep "
+                            + "rising across the switch), or remove lease.jdbc.delete-idle-after.");
+        }
+        if (jdbc.getDeleteIdleAfter() != null
+                && (jdbc.getDeleteIdleAfter().isNegative() || jdbc.getDeleteIdleAfter().isZero())) {
+            throw new LeaseConfigurationException("lease.jdbc.delete-idle-after is " + jdbc.getDeleteIdleAfter() + ".",
+                    "set lease.jdbc.delete-idle-after to a positive duration such as 1h, or remove it to keep idle "
+                            + "rows.");
+        }
+        JdbcLeaseBackend.Tokens tokens = jdbc.getToken() == LeaseProperties.Jdbc.Token.SHARED
+                ? JdbcLeaseBackend.Tokens.SHARED : JdbcLeaseBackend.Tokens.PER_NAME;
         try {
-            backend = new JdbcLeaseBackend(dataSource, jdbc.getTable());
+            backend = new JdbcLeaseBackend(dataSource, jdbc.getTable(), tokens, jdbc.getDeleteIdleAfter());
         }
         catch (IllegalArgumentException ex) {
             throw new LeaseConfigurationException(ex.getMessage() + ".",
                     "set lease.jdbc.table to a plain table name such as 'lease_lock' or 'leases.lease_lock'.");
         }
-        checkConnection(dataSource, environment);
+        checkConnection(dataSource, environment, pool != null);
         if (JdbcSchemaInitialization.shouldCreate(jdbc.getInitializeSchema(), dataSource)) {
             backend.createSchema();
         }
@@ -63,21 +97,22 @@ class JdbcLeaseConfiguration {
     }
 
     /** Apart from the table check, so that an unreachable database is not reported as a missing table. */
-    private static void checkConnection(DataSource dataSource, Environment environment) {
+    private static void checkConnection(DataSource dataSource, Environment environment, boolean ownPool) {
         try (Connection connection = dataSource.getConnection()) {
             // Obtaining it is the check.
         }
         catch (SQLException | RuntimeException ex) {
-            String url = url(dataSource, environment);
+            String url = url(dataSource, environment, ownPool);
             throw new LeaseConfigurationException("The JDBC lease backend cannot connect to its database"
                     + (url != null ? " " + url : "") + ": " + NestedExceptionUtils.getMostSpecificCause(ex).getMessage()
-                    + ".", "check that the database is running and reachable, and fix spring.datasource.* (url, "
-                            + "username, password); or route leases to another backend with lease.backend.");
+                    + ".", "check that the database is running and reachable, and fix "
+                            + (ownPool ? "lease.jdbc.datasource.*" : "spring.datasource.*")
+                            + " (url, username, password); or route leases to another backend with lease.backend.");
         }
     }
 
     /** The DataSource's own URL where it tells (Hikari, Tomcat, DBCP2, the drivers' own), else spring.datasource.url. */
-    private static String url(DataSource dataSource, Environment environment) {
+    private static String url(DataSource dataSource, Environment environment, boolean ownPool) {
         BeanWrapper bean = new BeanWrapperImpl(dataSource);
         for (String property : new String[] {"jdbcUrl", "url"}) {
             try {
@@ -89,6 +124,6 @@ class JdbcLeaseConfiguration {
                 // A getter that fails tells nothing; the message does without the URL.
             }
         }
-        return environment.getProperty("spring.datasource.url");
+        return environment.getProperty(ownPool ? "lease.jdbc.datasource.url" : "spring.datasource.url");
     }
 }

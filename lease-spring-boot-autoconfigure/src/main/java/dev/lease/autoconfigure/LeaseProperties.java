@@ -381,6 +381,21 @@ public class LeaseProperties {
         /** When to create the lease table: embedded (only for embedded databases), always or never. */
         private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
 
+        /** A connection pool of the lease backend's own; unused unless its url is set. */
+        private final Datasource datasource = new Datasource();
+
+        /**
+         * Where fencing tokens come from: per-name (each row counts its own grants; rows are never deleted) or shared
+         * (one counter row of the table for every name, one more statement per grant, and idle rows may be deleted).
+         */
+        private Token token = Token.PER_NAME;
+
+        /**
+         * How long a lease row must have been free (released or expired) before it is deleted; unset (the default)
+         * keeps every row. Needs lease.jdbc.token: shared.
+         */
+        private Duration deleteIdleAfter;
+
         /** JDBC settings with their defaults. */
         public Jdbc() {
         }
@@ -419,6 +434,190 @@ public class LeaseProperties {
          */
         public void setInitializeSchema(SchemaInitialization initializeSchema) {
             this.initializeSchema = initializeSchema;
+        }
+
+        /**
+         * Where fencing tokens come from ({@code lease.jdbc.token}).
+         *
+         * @return per-name (the default) or shared
+         */
+        public Token getToken() {
+            return token;
+        }
+
+        /**
+         * Sets where fencing tokens come from ({@code lease.jdbc.token}). Switching per-name to shared keeps every
+         * name's tokens rising (the counter starts above the table's highest token); switching back is safe only
+         * while no row was deleted, so turn {@code delete-idle-after} off first and never go back after a deletion.
+         *
+         * @param token per-name or shared
+         */
+        public void setToken(Token token) {
+            this.token = token;
+        }
+
+        /**
+         * How long a lease row must have been free before it is deleted ({@code lease.jdbc.delete-idle-after}).
+         *
+         * @return the duration, or null to keep every row (the default)
+         */
+        public Duration getDeleteIdleAfter() {
+            return deleteIdleAfter;
+        }
+
+        /**
+         * Sets how long a lease row must have been free before it is deleted ({@code lease.jdbc.delete-idle-after});
+         * needs {@code lease.jdbc.token: shared} on every instance.
+         *
+         * @param deleteIdleAfter a positive duration, or null to keep every row
+         */
+        public void setDeleteIdleAfter(Duration deleteIdleAfter) {
+            this.deleteIdleAfter = deleteIdleAfter;
+        }
+
+        /** Where the JDBC backend's fencing tokens come from ({@code lease.jdbc.token}). */
+        public enum Token {
+
+            /** Each name's row counts its own grants; rows are never deleted (the default). */
+            PER_NAME,
+
+            /** One counter row of the lease table for every name, so that idle rows may be deleted. */
+            SHARED
+        }
+
+        /**
+         * A connection pool of the lease backend's own ({@code lease.jdbc.datasource.*}); unused unless its url is
+         * set.
+         *
+         * @return the pool settings
+         */
+        public Datasource getDatasource() {
+            return datasource;
+        }
+
+        /**
+         * A connection pool of the lease backend's own ({@code lease.jdbc.datasource.*}). Lease bookkeeping
+         * (grants, renewals, releases) borrows from the application's DataSource by default, so an exhausted
+         * application pool delays renewals until leases are lost; with {@code lease.jdbc.datasource.url} set, it
+         * runs on a small HikariCP pool of its own instead. The lease table must then live in that database; the
+         * resource-side fence keeps writing through the application's DataSource, inside its transactions.
+         */
+        public static class Datasource {
+
+            /** JDBC URL of the lease backend's own pool; unset (the default) to use the application's DataSource. */
+            private String url;
+
+            /** Login user of the lease backend's own pool. */
+            private String username;
+
+            /** Login password of the lease backend's own pool. */
+            private String password;
+
+            /** Driver class of the lease backend's own pool; unset to let HikariCP derive it from the url. */
+            private String driverClassName;
+
+            /**
+             * Most connections the lease backend's own pool opens: one renewal batch, a release and a few grants at
+             * a time need no more.
+             */
+            private int maximumPoolSize = 4;
+
+            /** Pool settings with their defaults (no pool of its own). */
+            public Datasource() {
+            }
+
+            /**
+             * The JDBC URL of the lease backend's own pool ({@code lease.jdbc.datasource.url}).
+             *
+             * @return the url, or null to use the application's DataSource (the default)
+             */
+            public String getUrl() {
+                return url;
+            }
+
+            /**
+             * Sets the JDBC URL of the lease backend's own pool ({@code lease.jdbc.datasource.url}).
+             *
+             * @param url the url, or null to use the application's DataSource
+             */
+            public void setUrl(String url) {
+                this.url = url;
+            }
+
+            /**
+             * The login user of the lease backend's own pool ({@code lease.jdbc.datasource.username}).
+             *
+             * @return the user, or null
+             */
+            public String getUsername() {
+                return username;
+            }
+
+            /**
+             * Sets the login user of the lease backend's own pool ({@code lease.jdbc.datasource.username}).
+             *
+             * @param username the user
+             */
+            public void setUsername(String username) {
+                this.username = username;
+            }
+
+            /**
+             * The login password of the lease backend's own pool ({@code lease.jdbc.datasource.password}).
+             *
+             * @return the password, or null
+             */
+            public String getPassword() {
+                return password;
+            }
+
+            /**
+             * Sets the login password of the lease backend's own pool ({@code lease.jdbc.datasource.password}).
+             *
+             * @param password the password
+             */
+            public void setPassword(String password) {
+                this.password = password;
+            }
+
+            /**
+             * The driver class of the lease backend's own pool ({@code lease.jdbc.datasource.driver-class-name}).
+             *
+             * @return the class name, or null to derive it from the url
+             */
+            public String getDriverClassName() {
+                return driverClassName;
+            }
+
+            /**
+             * Sets the driver class of the lease backend's own pool
+             * ({@code lease.jdbc.datasource.driver-class-name}).
+             *
+             * @param driverClassName the class name, or null to derive it from the url
+             */
+            public void setDriverClassName(String driverClassName) {
+                this.driverClassName = driverClassName;
+            }
+
+            /**
+             * The most connections of the lease backend's own pool
+             * ({@code lease.jdbc.datasource.maximum-pool-size}).
+             *
+             * @return the size, 4 by default
+             */
+            public int getMaximumPoolSize() {
+                return maximumPoolSize;
+            }
+
+            /**
+             * Sets the most connections of the lease backend's own pool
+             * ({@code lease.jdbc.datasource.maximum-pool-size}).
+             *
+             * @param maximumPoolSize at least 1
+             */
+            public void setMaximumPoolSize(int maximumPoolSize) {
+                this.maximumPoolSize = maximumPoolSize;
+            }
         }
     }
 

@@ -1,0 +1,56 @@
+package dev.lease.jdbc;
+
+import javax.sql.DataSource;
+
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/** Shared tokens on H2. */
+class H2SharedTokenJdbcLeaseBackendContractTest extends SharedTokenJdbcLeaseBackendContractTest {
+
+    private static final String URL = "jdbc:h2:mem:jdbc-lease-shared;DB_CLOSE_DELAY=-1";
+
+    private static JdbcDataSource first;
+    private static JdbcDataSource second;
+
+    @BeforeAll
+    static void createSchema() {
+        first = h2();
+        second = h2();
+        new JdbcLeaseBackend(first, "lease_shared").createSchema();
+    }
+
+    @AfterAll
+    static void dropDatabase() {
+        new JdbcTemplate(first).execute("DROP ALL OBJECTS");
+    }
+
+    private static JdbcDataSource h2() {
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL(URL);
+        ds.setUser("sa");
+        return ds;
+    }
+
+    @Override
+    protected DataSource dataSource() {
+        return first;
+    }
+
+    @Override
+    protected DataSource secondDataSource() {
+        return second;
+    }
+
+    @Override
+    protected String table() {
+        return "lease_shared";
+    }
+
+    @Override
+    protected Dialect dialect() {
+        return Dialect.H2;
+    }
+}

@@ -1,0 +1,47 @@
+package dev.lease.jdbc;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+import dev.lease.testing.PostgresServer;
+
+/** Shared tokens on a real PostgreSQL server. */
+class PostgresSharedTokenJdbcLeaseBackendContractTest extends SharedTokenJdbcLeaseBackendContractTest {
+
+    private static PostgresServer postgres;
+
+    @BeforeAll
+    static void startPostgres() throws Exception {
+        postgres = PostgresServer.start();
+        new JdbcLeaseBackend(postgres.dataSource(), "lease_shared").createSchema();
+    }
+
+    @AfterAll
+    static void stopPostgres() throws Exception {
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+
+    @Override
+    protected DataSource dataSource() {
+        return postgres.dataSource();
+    }
+
+    @Override
+    protected DataSource secondDataSource() {
+        return postgres.dataSource();
+    }
+
+    @Override
+    protected String table() {
+        return "lease_shared";
+    }
+
+    @Override
+    protected Dialect dialect() {
+        return Dialect.POSTGRESQL;
+    }
+}

@@ -1,0 +1,214 @@
+package dev.lease.jdbc;
+
+import static dev.lease.testing.TestTiming.seconds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import dev.lease.jdbc.JdbcLeaseBackend.JdbcGrant;
+import dev.lease.jdbc.JdbcLeaseBackend.Tokens;
+
+/**
+ * The contract suite with {@code lease.jdbc.token: shared} and idle rows deleted, plus what shared tokens promise:
+ * tokens keep rising across the deletion and re-creation of a name's row, and deletion never takes a held row.
+ * Subclasses say which database; their table is used by this mode alone.
+ */
+abstract class SharedTokenJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest {
+
+    /** Rows free for this long are deleted by {@link JdbcLeaseBackend#deleteIdleRows()}. */
+    private static final Duration IDLE = Duration.ofMillis(1);
+
+    @Override
+    protected JdbcLeaseBackend newBackend(DataSource dataSource) {
+        return shared(dataSource);
+    }
+
+    private JdbcLeaseBackend shared(DataSource dataSource) {
+        return new JdbcLeaseBackend(dataSource, table(), Tokens.SHARED, IDLE);
+    }
+
+    /** Replaces the per-name version: with a shared counter, two names never get the same token. */
+    @Override
+    void namesThatDifferOnlyInCaseAreTwoLeasesWithTokensOfTheirOwn() throws Exception {
+    }
+
+    @Test
+    void namesThatDifferOnlyInCaseAreTwoLeases() throws Exception {
+        String upper = uniqueName() + "-CaseJob";
+        String lower = uniqueName() + "-casejob";
+        var upperHeld = grant(backend(), upper, seconds(30)).orElseThrow();
+        var lowerHeld = grant(secondBackend(), lower, seconds(30))
+                .orElseThrow(() -> new AssertionError("'" + lower + "' is busy while '" + upper + "' is held"));
+        assertThat(lowerHeld.token().getAsLong()).isGreaterThan(upperHeld.token().getAsLong());
+        backend().release(upperHeld);
+        secondBackend().release(lowerHeld);
+    }
+
+    @Test
+    void tokensKeepRisingAcrossTheDeletionAndReCreationOfARow() throws Exception {
+        String name = uniqueName();
+        JdbcLeaseBackend leases = (JdbcLeaseBackend) backend();
+        long last = 0;
+        for (int round = 0; round < 3; round++) {
+            var g = grant(leases, name, seconds(30)).orElseThrow();
+            assertThat(g.value()).as("token of round %d", round).isGreaterThan(last);
+            last = g.value();
+            leases.release(g);
+            makeIdle(name);
+            assertThat(leases.deleteIdleRows()).as("rows deleted").isPositive();
+            assertThat(rows(name)).as("rows of the idle name after round %d", round).isZero();
+        }
+    }
+
+    /** The same sequence with per-name tokens restarts at 1: why deleting rows needs shared tokens. */
+    @Test
+    void perNameTokensWouldRestartAfterADeletionWhichIsWhyTheyRefuseIt() throws Exception {
+        String name = uniqueName();
+        JdbcLeaseBackend perName = new JdbcLeaseBackend(dataSource(), table());
+        perName.release(grant(perName, name, seconds(30)).orElseThrow());
+        var second = grant(perName, name, seconds(30)).orElseThrow();
+        perName.release(second);
+        new JdbcTemplate(dataSource()).update("DELETE FROM " + table() + " WHERE name = ?", name);
+        assertThat(grant(perName, name, seconds(30)).orElseThrow().value()).isLessThan(second.value());
+
+        assertThatThrownBy(() -> new JdbcLeaseBackend(dataSource(), table(), Tokens.PER_NAME, Duration.ofHours(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("lease.jdbc.delete-idle-after").hasMessageContaining("lease.jdbc.token: shared");
+    }
+
+    @Test
+    void deletionNeverTakesAHeldRowNorTheCounter() throws Exception {
+        String name = uniqueName();
+        JdbcLeaseBackend leases = (JdbcLeaseBackend) backend();
+        var held = grant(leases, name, Duration.ofHours(1)).orElseThrow();
+        var expired = grant(leases, name + "-expired", seconds(30)).orElseThrow();
+        // Expired on the database clock, but not yet for delete-idle-after.
+        new JdbcTemplate(dataSource()).update("UPDATE " + table() + " SET expires_at = " + dialect().now
+                + " WHERE name = ?", expired.name());
+        JdbcLeaseBackend slow = new JdbcLeaseBackend(dataSource(), table(), Tokens.SHARED, Duration.ofHours(1));
+        slow.deleteIdleRows();
+        assertThat(rows(expired.name())).as("expired, not yet idle for an hour").isEqualTo(1);
+        leases.deleteIdleRows();
+        assertThat(rows(expired.name())).as("expired, idle for longer than 1 ms").isZero();
+        assertThat(rows(name)).isEqualTo(1);
+        assertThat(rows(JdbcLeaseBackend.COUNTER_ROW)).as("the counter row").isEqualTo(1);
+        assertThat(leases.renew(held)).isTrue();
+        assertThat(grant(secondBackend(), name, seconds(30))).as("still busy").isEmpty();
+        leases.release(held);
+    }
+
+    /** Rows with per-name tokens from before the switch, and a counter behind them: tokens still rise. */
+    @Test
+    void switchingATableFromPerNameTokensKeepsItsTokensRising() throws Exception {
+        String name = uniqueName();
+        JdbcLeaseBackend perName = new JdbcLeaseBackend(dataSource(), table());
+        long before = 0;
+        for (int i = 0; i < 3; i++) {
+            var g = grant(perName, name, seconds(30)).orElseThrow();
+            before = g.value();
+            perName.release(g);
+        }
+        JdbcTemplate admin = new JdbcTemplate(dataSource());
+        admin.update("UPDATE " + table() + " SET token = ? WHERE name = ?", before + 1000, name);
+        // A counter far behind this name's row (created before the row's tokens grew).
+        // Rows are kept here: a deletion would make the name's row new, and the counter, not the row, decide.
+        JdbcLeaseBackend keeping = new JdbcLeaseBackend(dataSource(), table(), Tokens.SHARED, null);
+        keeping.release(grant(keeping, name + "-other", seconds(30)).orElseThrow());
+        admin.update("UPDATE " + table() + " SET token = 1 WHERE name = ?", JdbcLeaseBackend.COUNTER_ROW);
+
+        var g = grant(keeping, name, seconds(30)).orElseThrow();
+        assertThat(g.value()).isGreaterThan(before + 1000);
+        keeping.release(g);
+    }
+
+    /**
+     * Seeded random interleaving of grants, releases and deletions of idle rows by several threads on two backends,
+     * over a few names: the tokens of each name, in the order its holders held them, strictly rise, and no token is
+     * ever issued twice.
+     */
+    @Test
+    void tokensRiseUnderARandomInterleavingOfGrantsReleasesAndDeletions() throws Exception {
+        long seed = Long.getLong("lease-test.seed", System.nanoTime());
+        List<String> names = List.of(uniqueName() + "-a", uniqueName() + "-b", uniqueName() + "-c");
+        Map<String, List<Long>> held = new HashMap<>();
+        names.forEach(n -> held.put(n, new ArrayList<>()));
+        AtomicBoolean stop = new AtomicBoolean();
+        ExecutorService threads = Executors.newFixedThreadPool(5);
+        try {
+            List<Future<?>> work = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                Random random = new Random(seed + t);
+                JdbcLeaseBackend leases = (JdbcLeaseBackend) (t % 2 == 0 ? backend() : secondBackend());
+                work.add(threads.submit(() -> {
+                    for (int i = 0; i < 60; i++) {
+                        String name = names.get(random.nextInt(names.size()));
+                        Optional<JdbcGrant> g = grant(leases, name, seconds(30));
+                        if (g.isPresent()) {
+                            synchronized (held) {
+                                held.get(name).add(g.get().value());
+                            }
+                            if (random.nextBoolean()) {
+                                Thread.yield();
+                            }
+                            leases.release(g.get());
+                        }
+                    }
+                    return null;
+                }));
+            }
+            Future<?> sweeper = threads.submit(() -> {
+                while (!stop.get()) {
+                    ((JdbcLeaseBackend) backend()).deleteIdleRows();
+                }
+                return null;
+            });
+            for (Future<?> f : work) {
+                f.get(2, TimeUnit.MINUTES);
+            }
+            stop.set(true);
+            sweeper.get(1, TimeUnit.MINUTES);
+        }
+        finally {
+            stop.set(true);
+            threads.shutdownNow();
+        }
+        Set<Long> all = new HashSet<>();
+        for (String name : names) {
+            List<Long> tokens = held.get(name);
+            assertThat(tokens).as("grants of %s (seed %d)", name, seed).isNotEmpty();
+            assertStrictlyIncreasing(tokens);
+            tokens.forEach(token -> assertThat(all.add(token)).as("token %d issued once (seed %d)", token, seed)
+                    .isTrue());
+        }
+    }
+
+    private int rows(String name) {
+        return new JdbcTemplate(dataSource()).queryForObject("SELECT COUNT(*) FROM " + table() + " WHERE name = ?",
+                Integer.class, name);
+    }
+
+    /** Moves the row's expiry a minute into the past on the database clock, far beyond {@link #IDLE}. */
+    private void makeIdle(String name) {
+        new JdbcTemplate(dataSource()).update("UPDATE " + table() + " SET expires_at = " + dialect().nowPlusMillis
+                + " WHERE name = ?", -Duration.ofMinutes(1).toMillis(), name);
+    }
+}
