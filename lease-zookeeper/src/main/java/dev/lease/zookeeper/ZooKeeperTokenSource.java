@@ -1,0 +1,25 @@
+package dev.lease.zookeeper;
+
+/**
+ * Where the fencing token of a ZooKeeper grant comes from ({@code lease.zookeeper.token}).
+ *
+ * <p>Switching from {@link #VERSION} to {@link #ZXID} keeps tokens rising (a zxid carries the leader epoch in its
+ * upper 32 bits, so it is far larger than any znode version); the opposite switch sends tokens back and must not be
+ * made on names whose tokens guard resources.
+ */
+public enum ZooKeeperTokenSource {
+
+    /**
+     * The version of the persistent znode {@code {root}/{name}}, bumped by every grant: small, per name, strictly
+     * increasing for as long as that znode exists. A re-created znode starts again at version 0, so the library never
+     * deletes it, and idle names stay in the store.
+     */
+    VERSION,
+
+    /**
+     * The zxid of the write that granted the lease: ensemble-wide and strictly increasing, also across deletion and
+     * re-creation of a name's znode, which makes it safe to delete idle names' znodes
+     * ({@code lease.zookeeper.delete-idle-after}).
+     */
+    ZXID
+}
