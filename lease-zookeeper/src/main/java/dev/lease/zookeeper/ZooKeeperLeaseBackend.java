@@ -262,10 +262,12 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
                     holding.armed = true;
                 }
                 else {
-                    // The watch is of no use to a grant already lost (and would linger on a missing holder).
-                    forget(watcher, holder);
-                    holding.markLost("its holder znode " + holder + " is gone or belongs to another grant ("
-                            + KeeperException.Code.get(event.getResultCode()) + ")");
+                    // The watch is of no use to a grant already lost, and would linger on a missing holder; removing
+                    // it is a request of its own, which must not block this event thread.
+                    client.runSafe(() -> forget(watcher, holder));
+                    holding.markLost("lease '" + g.name() + "' (token " + g.value() + "): its holder znode " + holder
+                            + " is gone or belongs to another grant (" + KeeperException.Code.get(event.getResultCode())
+                            + ")");
                 }
             }
             finally {
@@ -279,8 +281,8 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         if (event.getType() == Watcher.Event.EventType.None || live.get(g) != holding) {
             return; // connection state (handled by the connection state listener), or released by us
         }
-        holding.markLost("its holder znode " + paths.holder(g.name()) + " was deleted by someone else ("
-                + event.getType() + ")");
+        holding.markLost("lease '" + g.name() + "' (token " + g.value() + "): its holder znode "
+                + paths.holder(g.name()) + " was deleted by someone else (" + event.getType() + ")");
     }
 
     private static void completeSync(CuratorEvent event, CompletableFuture<Void> synced) {

@@ -3,9 +3,10 @@ package dev.lease.zookeeper;
 /**
  * Where the fencing token of a ZooKeeper grant comes from ({@code lease.zookeeper.token}).
  *
- * <p>Switching from {@link #VERSION} to {@link #ZXID} keeps tokens rising (a zxid carries the leader epoch in its
- * upper 32 bits, so it is far larger than any znode version); the opposite switch sends tokens back and must not be
- * made on names whose tokens guard resources.
+ * <p>Switching from {@link #VERSION} to {@link #ZXID} keeps tokens rising: every version bump of a znode is a
+ * transaction of its own, with a zxid of its own, so the zxid of a grant exceeds the version of every znode (and in an
+ * ensemble the leader epoch in its upper 32 bits makes it far larger). The opposite switch sends tokens back and must
+ * not be made on names whose tokens guard resources.
  */
 public enum ZooKeeperTokenSource {
 

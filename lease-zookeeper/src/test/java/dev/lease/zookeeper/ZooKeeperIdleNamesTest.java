@@ -110,6 +110,21 @@ class ZooKeeperIdleNamesTest {
     }
 
     @Test
+    void switchingFromVersionToZxidTokensKeepsThemRising() throws Exception {
+        ZooKeeperLeaseBackend versions = backend(firstClient, ZooKeeperTokenSource.VERSION, null);
+        long last = 0;
+        for (int i = 0; i < 5; i++) {
+            ZooKeeperLeaseBackend.ZkGrant grant = grant(versions, "switched").orElseThrow();
+            versions.release(grant);
+            last = grant.value();
+        }
+        ZooKeeperLeaseBackend zxids = backend(secondClient, ZooKeeperTokenSource.ZXID, null);
+        ZooKeeperLeaseBackend.ZkGrant grant = grant(zxids, "switched").orElseThrow();
+        zxids.release(grant);
+        assertThat(grant.value()).isGreaterThan(last);
+    }
+
+    @Test
     void aHeldNameIsNeverDeletedHoweverLongItIsIdle() throws Exception {
         ZooKeeperLeaseBackend backend = backend(firstClient, ZooKeeperTokenSource.ZXID, Duration.ofMillis(1));
         ZooKeeperLeaseBackend.ZkGrant held = grant(backend, "held").orElseThrow();
