@@ -1,9 +1,13 @@
 package dev.lease.zookeeper;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 import org.apache.curator.framework.CuratorFramework;
@@ -24,6 +28,8 @@ final class IdleNameSweeper {
 
     private static final Duration LONGEST_PERIOD = Duration.ofMinutes(10);
     private static final Duration SHORTEST_PERIOD = Duration.ofMillis(100);
+    /** How long a sweep waits for the answers to its reads; it is tried again at the next period. */
+    private static final Duration READ_TIMEOUT = Duration.ofMinutes(1);
 
     private final CuratorFramework client;
     private final LeasePaths paths;
@@ -83,22 +89,49 @@ final class IdleNameSweeper {
             return 0;
         }
         seen.keySet().retainAll(names);
-        int deleted = 0;
+        // One read per name, all sent before any answer is awaited: a sweep of many names costs about one round
+        // trip of latency, not one per name. Reading the clock before the reads can only make names look less idle.
+        long now = nanoTime.getAsLong();
+        Map<String, CompletableFuture<Stat>> stats = new LinkedHashMap<>();
         for (String name : names) {
-            if (sweep(name)) {
+            stats.put(name, stat(name));
+        }
+        long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
+        int deleted = 0;
+        for (Map.Entry<String, CompletableFuture<Stat>> entry : stats.entrySet()) {
+            Stat stat;
+            try {
+                stat = entry.getValue().get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
+            catch (ExecutionException ex) {
+                throw ex.getCause() instanceof Exception cause ? cause : ex;
+            }
+            if (sweep(entry.getKey(), stat, now)) {
                 deleted++;
             }
         }
         return deleted;
     }
 
-    private boolean sweep(String name) throws Exception {
-        Stat stat = client.checkExists().forPath(paths.counter(name));
+    private CompletableFuture<Stat> stat(String name) throws Exception {
+        CompletableFuture<Stat> stat = new CompletableFuture<>();
+        client.checkExists().inBackground((c, event) -> {
+            KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+            if (code == KeeperException.Code.OK || code == KeeperException.Code.NONODE) {
+                stat.complete(event.getStat());
+            }
+            else {
+                stat.completeExceptionally(KeeperException.create(code, event.getPath()));
+            }
+        }).forPath(paths.counter(name));
+        return stat;
+    }
+
+    private boolean sweep(String name, Stat stat, long now) throws Exception {
         if (stat == null || stat.getNumChildren() > 0) {
             seen.remove(name);
             return false;
         }
-        long now = nanoTime.getAsLong();
         Seen before = seen.get(name);
         if (before == null || before.version() != stat.getVersion() || before.childVersion() != stat.getCversion()) {
             seen.put(name, new Seen(stat.getVersion(), stat.getCversion(), now));

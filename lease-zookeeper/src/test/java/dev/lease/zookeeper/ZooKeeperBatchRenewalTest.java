@@ -8,7 +8,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -21,6 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.lease.spi.GrantRequest;
+import dev.lease.testing.TcpProxy;
 
 /**
  * Batch renewal on a real server: one {@code sync} on the session confirms every grant of that session, a watch on each
@@ -154,7 +157,43 @@ class ZooKeeperBatchRenewalTest {
         assertThat(backend.renewAll(grants)).as("lost after reconnecting").containsExactlyInAnyOrderElementsOf(grants);
     }
 
+    /**
+     * A renewal sent into a link that freezes (silence, no reset) cannot confirm the session: it must report every
+     * grant of that session lost (or fail, which counts the same), never held; grants of a session whose link still
+     * works stay held.
+     */
+    @Test
+    void aBatchInFlightWhenTheLinkFreezesLosesExactlyTheGrantsItCannotConfirm() throws Exception {
+        Duration session = seconds(4);
+        try (TcpProxy proxy = new TcpProxy(server.getPort());
+                CuratorFramework cutOffClient = ZooKeeperTesting.client(proxy.address(), session);
+                ZooKeeperLeaseBackend cutOff = new ZooKeeperLeaseBackend(cutOffClient, ROOT, session)) {
+            List<ZooKeeperLeaseBackend.ZkGrant> frozen = acquire(cutOff, 10);
+            List<ZooKeeperLeaseBackend.ZkGrant> reachable = acquire(backend, 10);
+            assertThat(cutOff.renewAll(frozen)).isEmpty();
+            assertThat(backend.renewAll(reachable)).isEmpty();
+
+            proxy.freeze();
+            CompletableFuture<Set<ZooKeeperLeaseBackend.ZkGrant>> inFlight = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return cutOff.renewAll(frozen);
+                }
+                catch (Exception ex) {
+                    return Set.copyOf(frozen); // a renewal that fails loses the whole batch
+                }
+            });
+            assertThat(inFlight.get(session.multipliedBy(3).plus(seconds(20)).toMillis(), TimeUnit.MILLISECONDS))
+                    .as("lost by the renewal in flight").containsExactlyInAnyOrderElementsOf(frozen);
+            assertThat(backend.renewAll(reachable)).as("lost on the link that works").isEmpty();
+            proxy.unfreeze();
+        }
+    }
+
     private List<ZooKeeperLeaseBackend.ZkGrant> acquire(int count) throws Exception {
+        return acquire(backend, count);
+    }
+
+    private List<ZooKeeperLeaseBackend.ZkGrant> acquire(ZooKeeperLeaseBackend backend, int count) throws Exception {
         List<ZooKeeperLeaseBackend.ZkGrant> grants = new ArrayList<>();
         String prefix = "batch-" + UUID.randomUUID() + "-";
         for (int i = 0; i < count; i++) {
