@@ -265,9 +265,8 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
                     // The watch is of no use to a grant already lost, and would linger on a missing holder; removing
                     // it is a request of its own, which must not block this event thread.
                     client.runSafe(() -> forget(watcher, holder));
-                    holding.markLost("lease '" + g.name() + "' (token " + g.value() + "): its holder znode " + holder
-                            + " is gone or belongs to another grant (" + KeeperException.Code.get(event.getResultCode())
-                            + ")");
+                    loseOnEventThread(holding, "its holder znode " + holder + " is gone or belongs to another grant ("
+                            + KeeperException.Code.get(event.getResultCode()) + ")");
                 }
             }
             finally {
@@ -281,8 +280,25 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         if (event.getType() == Watcher.Event.EventType.None || live.get(g) != holding) {
             return; // connection state (handled by the connection state listener), or released by us
         }
-        holding.markLost("lease '" + g.name() + "' (token " + g.value() + "): its holder znode "
-                + paths.holder(g.name()) + " was deleted by someone else (" + event.getType() + ")");
+        loseOnEventThread(holding, "its holder znode " + paths.holder(g.name()) + " was deleted by someone else ("
+                + event.getType() + ")");
+    }
+
+    /**
+     * Marks the grant lost at once, so that a renewal whose answer follows on this thread reports it, but tells the
+     * listener on another thread: a listener that blocks (it may run the application's loss listeners) must not hold
+     * up the ZooKeeper event thread, which every watch and answer of this client goes through.
+     */
+    private void loseOnEventThread(Holding holding, String reason) {
+        if (!holding.lose(reason)) {
+            return;
+        }
+        try {
+            client.runSafe(() -> holding.listener.leaseLost(reason));
+        }
+        catch (RuntimeException closed) {
+            holding.listener.leaseLost(reason); // the client is closing: tell the listener here rather than never
+        }
     }
 
     private static void completeSync(CuratorEvent event, CompletableFuture<Void> synced) {
@@ -730,8 +746,13 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
             return lostBecause.get() != null;
         }
 
+        /** Marks the grant lost; true when it was not lost before, and the caller must then tell the listener. */
+        boolean lose(String reason) {
+            return lostBecause.compareAndSet(null, reason);
+        }
+
         void markLost(String reason) {
-            if (lostBecause.compareAndSet(null, reason)) {
+            if (lose(reason)) {
                 listener.leaseLost(reason);
             }
         }

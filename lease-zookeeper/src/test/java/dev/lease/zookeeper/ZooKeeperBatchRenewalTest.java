@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -135,6 +136,43 @@ class ZooKeeperBatchRenewalTest {
         }
     }
 
+    /** A loss listener that blocks must not hold up the renewals of other leases (the event thread stays free). */
+    @Test
+    void aBlockingLossListenerDoesNotStallOtherRenewals() throws Exception {
+        CountDownLatch listenerEntered = new CountDownLatch(1);
+        CountDownLatch unblock = new CountDownLatch(1);
+        String name = "blocking-" + UUID.randomUUID();
+        ZooKeeperLeaseBackend.ZkGrant blocking = backend.tryAcquire(new GrantRequest(name, seconds(30), reason -> {
+            listenerEntered.countDown();
+            try {
+                unblock.await();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        })).orElseThrow();
+        List<ZooKeeperLeaseBackend.ZkGrant> others = acquire(3);
+        try {
+            assertThat(backend.renewAll(List.of(blocking))).isEmpty();
+            operator.delete().forPath(ROOT + "/" + name + "/holder");
+            assertThat(listenerEntered.await(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+
+            CompletableFuture<Set<ZooKeeperLeaseBackend.ZkGrant>> renewal = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return backend.renewAll(others);
+                }
+                catch (Exception ex) {
+                    throw new IllegalStateException(ex);
+                }
+            });
+            assertThat(renewal.get(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).as("lost while a listener blocks")
+                    .isEmpty();
+        }
+        finally {
+            unblock.countDown();
+        }
+    }
+
     @Test
     void aHolderDeletedBeforeItsFirstRenewalIsReportedLostByIt() throws Exception {
         List<ZooKeeperLeaseBackend.ZkGrant> grants = acquire(5);
@@ -145,6 +183,8 @@ class ZooKeeperBatchRenewalTest {
         assertThat(successor).isNotNull();
 
         assertThat(backend.renewAll(grants)).containsExactly(victim);
+        // The listener hears it on another thread than the ZooKeeper event thread that found it.
+        await().atMost(seconds(10)).until(() -> lossReasons.containsKey(victim.name()));
         assertThat(lossReasons).containsOnlyKeys(victim.name());
         assertThat(other.renew(successor)).isTrue();
     }
