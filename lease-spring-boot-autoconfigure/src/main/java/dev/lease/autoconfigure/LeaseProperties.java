@@ -236,7 +236,7 @@ public class LeaseProperties {
         return leader;
     }
 
-    /** ZooKeeper backend: leases fenced by the version of a persistent znode per lease name. */
+    /** ZooKeeper backend: leases fenced by the version of a persistent znode per lease name, or by zxids. */
     public static class Zookeeper {
 
         /**
@@ -245,7 +245,10 @@ public class LeaseProperties {
          */
         private String connectString;
 
-        /** Parent znode of all lease znodes; one persistent child per lease name, never deleted by the library. */
+        /**
+         * Parent znode of all lease znodes; one persistent child per lease name, deleted by the library only when
+         * idle and lease.zookeeper.delete-idle-after is set.
+         */
         private String root = "/leases";
 
         /**
@@ -261,6 +264,21 @@ public class LeaseProperties {
          * connection refused by every server fails the startup at once.
          */
         private Duration connectionTimeout;
+
+        /**
+         * Where fencing tokens come from: 'version' (the version of the name's persistent znode; idle names' znodes
+         * are then kept for ever, because a re-created znode starts again at version 0) or 'zxid' (the zxid of the
+         * granting write: rises ensemble-wide, also across deletion and re-creation, so idle names may be deleted).
+         * Switching from version to zxid keeps tokens rising; never switch back on names whose tokens guard resources.
+         */
+        private TokenSource token = TokenSource.VERSION;
+
+        /**
+         * Delete the znode of a lease name nobody held, and that did not change, for this long, so that per-entity
+         * names (such as 'invoice-42') do not pile up in ZooKeeper. Only allowed with lease.zookeeper.token=zxid.
+         * Unset (the default) keeps idle names for ever.
+         */
+        private Duration deleteIdleAfter;
 
         /** ZooKeeper settings with their defaults. */
         public Zookeeper() {
@@ -340,6 +358,60 @@ public class LeaseProperties {
          */
         public void setConnectionTimeout(Duration connectionTimeout) {
             this.connectionTimeout = connectionTimeout;
+        }
+
+        /**
+         * Where fencing tokens come from ({@code lease.zookeeper.token}).
+         *
+         * @return the token source, {@link TokenSource#VERSION} by default
+         */
+        public TokenSource getToken() {
+            return token;
+        }
+
+        /**
+         * Sets where fencing tokens come from ({@code lease.zookeeper.token}).
+         *
+         * @param token the token source
+         */
+        public void setToken(TokenSource token) {
+            this.token = token;
+        }
+
+        /**
+         * How long a lease name must stay unheld and unchanged before its znode is deleted
+         * ({@code lease.zookeeper.delete-idle-after}).
+         *
+         * @return the idle time, or null to keep idle names for ever
+         */
+        public Duration getDeleteIdleAfter() {
+            return deleteIdleAfter;
+        }
+
+        /**
+         * Sets how long a lease name must stay unheld and unchanged before its znode is deleted
+         * ({@code lease.zookeeper.delete-idle-after}); only allowed with {@code lease.zookeeper.token=zxid}.
+         *
+         * @param deleteIdleAfter the idle time, or null to keep idle names for ever
+         */
+        public void setDeleteIdleAfter(Duration deleteIdleAfter) {
+            this.deleteIdleAfter = deleteIdleAfter;
+        }
+
+        /** Where the ZooKeeper backend takes its fencing tokens from ({@code lease.zookeeper.token}). */
+        public enum TokenSource {
+
+            /**
+             * The version of the name's persistent znode, bumped by every grant. Idle names are kept, since a
+             * re-created znode would start again at version 0.
+             */
+            VERSION,
+
+            /**
+             * The zxid of the granting write: rises across deletion and re-creation of a name's znode, so idle
+             * names may be deleted (lease.zookeeper.delete-idle-after).
+             */
+            ZXID
         }
     }
 

@@ -25,6 +25,7 @@ import org.springframework.context.annotation.Conditional;
 import dev.lease.Durations;
 import dev.lease.LeaseConfigurationException;
 import dev.lease.zookeeper.ZooKeeperLeaseBackend;
+import dev.lease.zookeeper.ZooKeeperTokenSource;
 
 /**
  * The ZooKeeper backend, available when Curator is on the classpath and either {@code lease.zookeeper.connect-string}
@@ -147,12 +148,37 @@ class ZooKeeperLeaseConfiguration {
                     "start it when it is created, e.g. @Bean(initMethod = \"start\", destroyMethod = \"close\").");
         }
         LeaseProperties.Zookeeper zk = properties.getZookeeper();
+        ZooKeeperTokenSource tokens = tokenSource(zk);
         try {
-            return new ZooKeeperLeaseBackend(client, zk.getRoot(), zk.getSessionTimeout());
+            return new ZooKeeperLeaseBackend(client, zk.getRoot(), zk.getSessionTimeout(), tokens, zk.getDeleteIdleAfter());
         }
         catch (IllegalArgumentException ex) {
             throw new LeaseConfigurationException(ex.getMessage(), "set lease.zookeeper.root to a path such as /leases.");
         }
+    }
+
+    /**
+     * Refuses to delete idle names under version tokens: a deleted znode is re-created at version 0, so the next
+     * grant's token would be smaller than earlier ones, and fenced resources would refuse (or, after a reset of their
+     * own, accept) the wrong writes.
+     */
+    private static ZooKeeperTokenSource tokenSource(LeaseProperties.Zookeeper zk) {
+        ZooKeeperTokenSource tokens = zk.getToken() == LeaseProperties.Zookeeper.TokenSource.ZXID
+                ? ZooKeeperTokenSource.ZXID : ZooKeeperTokenSource.VERSION;
+        Duration idle = zk.getDeleteIdleAfter();
+        if (idle != null && tokens != ZooKeeperTokenSource.ZXID) {
+            throw new LeaseConfigurationException("lease.zookeeper.delete-idle-after (" + Durations.format(idle)
+                    + ") needs lease.zookeeper.token=zxid, but lease.zookeeper.token is 'version': a deleted znode is "
+                    + "re-created at version 0, so version tokens would go back after an idle name was deleted.",
+                    "set lease.zookeeper.token=zxid (tokens keep rising when switching from version to zxid), or "
+                            + "remove lease.zookeeper.delete-idle-after to keep idle names.");
+        }
+        if (idle != null && (idle.isNegative() || idle.isZero())) {
+            throw new LeaseConfigurationException("lease.zookeeper.delete-idle-after must be positive, not "
+                    + Durations.format(idle) + ".",
+                    "set it to a duration such as 1h, or remove it to keep idle names.");
+        }
+        return tokens;
     }
 
     private static int millis(Duration duration) {

@@ -77,6 +77,43 @@ class ZooKeeperLeaseAutoConfigurationTest {
         assertThat(created.get().getState()).isEqualTo(CuratorFrameworkState.STOPPED);
     }
 
+    @Test
+    void deletingIdleNamesWithVersionTokensIsRefusedAtStartup() {
+        runner.withPropertyValues("lease.backend=zookeeper", "lease.zookeeper.connect-string=" + server.getConnectString(),
+                "lease.zookeeper.delete-idle-after=1h").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(LeaseConfigurationException.class)
+                            .hasMessageContaining("lease.zookeeper.delete-idle-after")
+                            .hasMessageContaining("lease.zookeeper.token=zxid")
+                            .hasMessageContaining("version");
+                });
+        runner.withPropertyValues("lease.backend=zookeeper", "lease.zookeeper.connect-string=" + server.getConnectString(),
+                "lease.zookeeper.token=zxid", "lease.zookeeper.delete-idle-after=0s").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(LeaseConfigurationException.class)
+                            .hasMessageContaining("lease.zookeeper.delete-idle-after must be positive");
+                });
+    }
+
+    /** zxid tokens exceed the znode version, and keep rising after an idle name's znode was deleted. */
+    @Test
+    void zxidTokensAndIdleNamesDeletedWhenConfigured() {
+        runner.withPropertyValues("lease.backend=zookeeper", "lease.zookeeper.connect-string=" + server.getConnectString(),
+                "lease.zookeeper.root=/idle-auto", "lease.zookeeper.token=zxid",
+                "lease.zookeeper.delete-idle-after=200ms").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    CuratorFramework client = context.getBean(CuratorFramework.class);
+                    LeaseTemplate template = context.getBean(LeaseTemplate.class);
+                    LeaseSpec spec = LeaseSpec.of("auto-idle", LeaseKind.CORRECTNESS).withTtl(seconds(5));
+                    long token = template.execute(spec, lease -> lease.token().value());
+                    int version = client.checkExists().forPath("/idle-auto/auto-idle").getVersion();
+                    assertThat(token).as("zxid token, above the version token of the same grant").isGreaterThan(version);
+                    await().atMost(seconds(20)).until(() -> client.checkExists().forPath("/idle-auto/auto-idle") == null);
+                    long next = template.execute(spec, lease -> lease.token().value());
+                    assertThat(next).isGreaterThan(token);
+                });
+    }
+
     /**
      * Customizers replace the defaults of the client the auto-configuration builds (here its retry policy), and that
      * client's callbacks run on a thread of the context's own, which ends when the context closes: Curator's own

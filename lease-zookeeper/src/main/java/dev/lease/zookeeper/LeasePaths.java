@@ -3,7 +3,8 @@ package dev.lease.zookeeper;
 import org.apache.zookeeper.common.PathUtils;
 
 /**
- * Where the znodes of a lease live: {@code {root}/{name}} (persistent, its version is the fencing token) and
+ * Where the znodes of a lease live: {@code {root}/{name}} (persistent; its version is the fencing token, unless the
+ * token is the grant's zxid, and then it may be deleted while idle) and
  * {@code {root}/{name}/holder} (ephemeral, exists while the lease is granted). Every name maps to exactly one path
  * segment under the root, so no name can reach outside it.
  */

@@ -2,7 +2,10 @@ package dev.lease.zookeeper;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,14 +14,20 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.curator.framework.api.transaction.OperationType;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
@@ -26,6 +35,7 @@ import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 
@@ -35,14 +45,21 @@ import dev.lease.spi.LeaseBackend;
 import dev.lease.spi.LossListener;
 
 /**
- * Leases in ZooKeeper, fenced by the version of a persistent znode per name.
+ * Leases in ZooKeeper, fenced by the version of a persistent znode per name, or by the zxid of the granting write.
  *
  * <p>A grant is one {@code multi}: create the ephemeral {@code {root}/{name}/holder} and {@code setData} on the
- * persistent {@code {root}/{name}}; the token is that znode's new version, which only ever grows, so tokens
- * strictly increase per name for as long as nobody deletes {@code {root}/{name}} (the library never does). A
- * release is one {@code multi} that checks the version is still our token and deletes the holder. The lease lives
- * as long as this client's ZooKeeper session; a {@code SUSPENDED} or {@code LOST} connection reports every live
- * grant lost at once, as Curator advises for locks.
+ * persistent {@code {root}/{name}}. With {@link ZooKeeperTokenSource#VERSION} (the default) the token is that znode's
+ * new version, which only ever grows, so tokens strictly increase per name for as long as nobody deletes
+ * {@code {root}/{name}} (the library then never does). With {@link ZooKeeperTokenSource#ZXID} the token is the zxid
+ * of the {@code multi}, which rises ensemble-wide, also across deletion and re-creation of {@code {root}/{name}}, so
+ * the znodes of idle names may be deleted ({@code deleteIdleAfter}). A release is one {@code multi} that checks the
+ * version is still the one of our grant and deletes the holder.
+ *
+ * <p>The lease lives as long as this client's ZooKeeper session; a {@code SUSPENDED} or {@code LOST} connection
+ * reports every live grant lost at once, as Curator advises for locks. Renewal therefore only has to confirm that
+ * the session is alive and that no holder was deleted by someone else: {@link #renewAll} costs one {@code sync} on
+ * the session however many grants it renews (plus, once per grant, the {@code exists} that sets a watch on its
+ * holder; a deletion of the holder then reports the grant lost at once).
  *
  * <p>The backend uses, and never closes, the {@link CuratorFramework} it is given; call {@link #close()} to stop
  * listening to its connection state.
@@ -62,7 +79,11 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
     /** Written into our holder znodes so that an orphan left by a lost response can be told apart from a grant
      *  of another backend sharing the same client (and session). */
     private final byte[] instanceId = UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8);
-    private final Map<ZkGrant, LossListener> live = new ConcurrentHashMap<>();
+    private final ZooKeeperTokenSource tokenSource;
+    private final Map<ZkGrant, Holding> live = new ConcurrentHashMap<>();
+    /** Deletes idle names' znodes when {@code deleteIdleAfter} is set; null otherwise. */
+    private final IdleNameSweeper idleNames;
+    private final ScheduledExecutorService idleSweeps;
     /** The names with a grant attempt (or abandon) in flight here, each with a latch counted down when it ends. */
     private final Map<String, CountDownLatch> acquiring = new ConcurrentHashMap<>();
     private final Set<ZkGrant> pendingReleases = ConcurrentHashMap.newKeySet();
@@ -80,9 +101,41 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
      *        has negotiated one
      */
     public ZooKeeperLeaseBackend(CuratorFramework client, String root, Duration sessionTimeout) {
+        this(client, root, sessionTimeout, ZooKeeperTokenSource.VERSION, null);
+    }
+
+    /**
+     * @param client a started client; its session is the life of every lease granted here
+     * @param root absolute parent znode of the lease znodes, such as {@code /leases}
+     * @param sessionTimeout the session timeout the client asked for, used as {@link #maxTtl()} until the server
+     *        has negotiated one
+     * @param tokenSource where fencing tokens come from
+     * @param deleteIdleAfter how long a name must be seen unheld and unchanged before its znode is deleted, or null
+     *        to keep idle names for ever; only allowed with {@link ZooKeeperTokenSource#ZXID}
+     * @throws IllegalArgumentException when {@code deleteIdleAfter} is set with {@link ZooKeeperTokenSource#VERSION}
+     *         or is not positive
+     */
+    public ZooKeeperLeaseBackend(CuratorFramework client, String root, Duration sessionTimeout,
+            ZooKeeperTokenSource tokenSource, Duration deleteIdleAfter) {
         this.client = Objects.requireNonNull(client, "client");
         this.paths = new LeasePaths(root);
         this.configuredSessionTimeout = Objects.requireNonNull(sessionTimeout, "sessionTimeout");
+        this.tokenSource = Objects.requireNonNull(tokenSource, "tokenSource");
+        if (deleteIdleAfter != null) {
+            IdleNameSweeper.validate(tokenSource, deleteIdleAfter);
+            this.idleNames = new IdleNameSweeper(client, paths, deleteIdleAfter, System::nanoTime);
+            this.idleSweeps = Executors.newSingleThreadScheduledExecutor(runnable -> {
+                Thread thread = new Thread(runnable, "lease-zookeeper-idle-names");
+                thread.setDaemon(true);
+                return thread;
+            });
+            long period = IdleNameSweeper.period(deleteIdleAfter).toMillis();
+            idleSweeps.scheduleWithFixedDelay(this::sweepIdleNames, period, period, TimeUnit.MILLISECONDS);
+        }
+        else {
+            this.idleNames = null;
+            this.idleSweeps = null;
+        }
         client.getConnectionStateListenable().addListener(stateListener);
     }
 
@@ -124,10 +177,11 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
             if (grant == null) {
                 return Optional.empty();
             }
-            live.put(grant, request.onLoss());
+            Holding holding = new Holding(request.onLoss());
+            live.put(grant, holding);
             if (!client.getZookeeperClient().isConnected()) {
                 // The connection dropped between the commit and the registration: the listener did not see us.
-                request.onLoss().leaseLost("the ZooKeeper connection dropped right after the grant");
+                holding.markLost("the ZooKeeper connection dropped right after the grant");
             }
             return Optional.of(grant);
         }
@@ -136,20 +190,143 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         }
     }
 
+    /** Like {@link #renewAll} for one grant: one {@code sync} (and the first time an {@code exists}). */
     @Override
     public boolean renew(ZkGrant g) throws Exception {
+        return renewAll(List.of(g)).isEmpty();
+    }
+
+    /**
+     * Confirms grants with one round trip on the session, whatever their number. A holder znode is ephemeral, so it
+     * lives as long as the session that created it unless someone deletes it; a grant is therefore still ours when
+     * <ul>
+     *   <li>its session is the client's current session (a new session means its holders are gone),</li>
+     *   <li>the connection was not {@code SUSPENDED} or {@code LOST} since the grant (reported lost at that moment),</li>
+     *   <li>and its holder was not deleted: the first renewal of a grant sets a watch on its holder with an
+     *       {@code exists} (which also checks the holder is the one this grant created), and the watch reports a later
+     *       deletion at once.</li>
+     * </ul>
+     * A {@code sync} on the lease root, answered on the session, then proves the session alive now. ZooKeeper sends a
+     * session's watch events and responses in order, and the {@code sync} makes the server catch up with the leader
+     * first, so every deletion committed before this call was reported (and its grant marked lost) before the answer.
+     * Grants whose holder is watched cost nothing more than that one {@code sync}.
+     */
+    @Override
+    public Set<ZkGrant> renewAll(Collection<ZkGrant> grants) throws Exception {
+        Set<ZkGrant> lost = new HashSet<>();
+        if (grants.isEmpty()) {
+            return lost;
+        }
+        if (!client.getZookeeperClient().isConnected()) {
+            lost.addAll(grants); // already reported lost when the connection was suspended
+            return lost;
+        }
+        long session = sessionId();
+        List<CompletableFuture<?>> answers = new ArrayList<>();
+        for (ZkGrant g : grants) {
+            Holding holding = live.get(g);
+            if (holding == null || holding.lost() || g.sessionId() != session) {
+                lost.add(g);
+            }
+            else if (!holding.armed) {
+                answers.add(watchHolder(g, holding));
+            }
+        }
+        if (lost.size() == grants.size()) {
+            return lost;
+        }
+        CompletableFuture<Void> synced = new CompletableFuture<>();
+        client.sync().inBackground((c, event) -> completeSync(event, synced)).forPath(paths.root());
+        answers.add(synced);
+        awaitAnswers(answers, grants.size());
+        boolean sameSession = sessionId() == session;
+        for (ZkGrant g : grants) {
+            Holding holding = live.get(g);
+            if (!sameSession || holding == null || holding.lost()) {
+                lost.add(g);
+            }
+        }
+        return lost;
+    }
+
+    /** Sets the watch that reports a deletion of the grant's holder, and checks the holder is the grant's own. */
+    private CompletableFuture<Void> watchHolder(ZkGrant g, Holding holding) throws Exception {
+        CompletableFuture<Void> answered = new CompletableFuture<>();
+        String holder = paths.holder(g.name());
+        Watcher watcher = event -> holderChanged(g, holding, event);
+        client.checkExists().usingWatcher(watcher).inBackground((c, event) -> {
+            try {
+                Stat stat = event.getStat();
+                if (event.getResultCode() == KeeperException.Code.OK.intValue() && stat != null
+                        && stat.getCzxid() == g.zxid() && stat.getEphemeralOwner() == g.sessionId()) {
+                    holding.armed = true;
+                }
+                else {
+                    // The watch is of no use to a grant already lost, and would linger on a missing holder; removing
+                    // it is a request of its own, which must not block this event thread.
+                    client.runSafe(() -> forget(watcher, holder));
+                    loseOnEventThread(holding, "its holder znode " + holder + " is gone or belongs to another grant ("
+                            + KeeperException.Code.get(event.getResultCode()) + ")");
+                }
+            }
+            finally {
+                answered.complete(null);
+            }
+        }).forPath(holder);
+        return answered;
+    }
+
+    private void holderChanged(ZkGrant g, Holding holding, WatchedEvent event) {
+        if (event.getType() == Watcher.Event.EventType.None || live.get(g) != holding) {
+            return; // connection state (handled by the connection state listener), or released by us
+        }
+        loseOnEventThread(holding, "its holder znode " + paths.holder(g.name()) + " was deleted by someone else ("
+                + event.getType() + ")");
+    }
+
+    /**
+     * Marks the grant lost at once, so that a renewal whose answer follows on this thread reports it, but tells the
+     * listener on another thread: a listener that blocks (it may run the application's loss listeners) must not hold
+     * up the ZooKeeper event thread, which every watch and answer of this client goes through.
+     */
+    private void loseOnEventThread(Holding holding, String reason) {
+        if (!holding.lose(reason)) {
+            return;
+        }
         try {
-            // A multi goes through the leader, so unlike a plain read it cannot be answered by a lagging follower.
-            client.transaction().forOperations(
-                    client.transactionOp().check().withVersion(g.version()).forPath(paths.counter(g.name())),
-                    client.transactionOp().check().forPath(paths.holder(g.name())));
-            Stat holder = new Stat();
-            byte[] data = client.getData().storingStatIn(holder).forPath(paths.holder(g.name()));
-            return isOurs(holder, data);
+            client.runSafe(() -> holding.listener.leaseLost(reason));
         }
-        catch (KeeperException.BadVersionException | KeeperException.NoNodeException ex) {
-            return false;
+        catch (RuntimeException closed) {
+            holding.listener.leaseLost(reason); // the client is closing: tell the listener here rather than never
         }
+    }
+
+    private static void completeSync(CuratorEvent event, CompletableFuture<Void> synced) {
+        if (event.getResultCode() == KeeperException.Code.OK.intValue()) {
+            synced.complete(null);
+        }
+        else {
+            synced.completeExceptionally(KeeperException.create(KeeperException.Code.get(event.getResultCode())));
+        }
+    }
+
+    /** Waits for the answers at most a session timeout: past it the session itself may have ended. */
+    private void awaitAnswers(List<CompletableFuture<?>> answers, int grants) throws Exception {
+        Duration limit = maxTtl().orElse(configuredSessionTimeout);
+        try {
+            CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(limit.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (TimeoutException ex) {
+            throw new TimeoutException("ZooKeeper did not confirm the session of " + grants + " lease(s) within "
+                    + limit.toMillis() + " ms");
+        }
+        catch (ExecutionException ex) {
+            throw ex.getCause() instanceof Exception cause ? cause : ex;
+        }
+    }
+
+    private long sessionId() throws Exception {
+        return client.getZookeeperClient().getZooKeeper().getSessionId();
     }
 
     /**
@@ -160,6 +337,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
     @Override
     public void release(ZkGrant g) throws Exception {
         live.remove(g);
+        markUsed(g.name());
         if (!client.getZookeeperClient().isConnected()) {
             pendingReleases.add(g);
             return;
@@ -173,13 +351,14 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
     }
 
     private void releaseNow(ZkGrant g) throws Exception {
-        // The version check alone is not enough: if an operator deleted the counter, a later holder can reach our
-        // version again. The holder must also be ours; it cannot be replaced between this read and the multi
-        // without the version moving on, which the multi's check catches.
+        // The version check alone is not enough: if the counter was deleted (by an operator, or as an idle name), a
+        // later holder can reach our version again. The holder must also be the one our grant created (its creation
+        // zxid is the grant's); it cannot be replaced between this read and the multi without the version moving
+        // on, which the multi's check catches.
         try {
             Stat holder = new Stat();
             byte[] data = client.getData().storingStatIn(holder).forPath(paths.holder(g.name()));
-            if (!isOurs(holder, data)) {
+            if (!isOurs(holder, data) || holder.getCzxid() != g.zxid()) {
                 log.debug("Lease '" + g.name() + "' (token " + g.value() + ") is held by someone else now; nothing to release");
                 return;
             }
@@ -376,6 +555,35 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
     @Override
     public void close() {
         client.getConnectionStateListenable().removeListener(stateListener);
+        if (idleSweeps != null) {
+            idleSweeps.shutdownNow();
+        }
+    }
+
+    private void sweepIdleNames() {
+        try {
+            int deleted = idleNames.sweep();
+            if (deleted > 0) {
+                log.debug("Deleted the znodes of " + deleted + " idle lease name(s) under " + paths.root());
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        catch (Exception ex) {
+            log.debug("Could not look for idle lease names under " + paths.root() + " (tried again later): " + ex);
+        }
+    }
+
+    /** Deletes the znodes of names seen idle for long enough, now (for tests); 0 when idle names are kept. */
+    int deleteIdleNamesNow() throws Exception {
+        return idleNames == null ? 0 : idleNames.sweep();
+    }
+
+    private void markUsed(String name) {
+        if (idleNames != null) {
+            idleNames.forget(name);
+        }
     }
 
     private ZkGrant grantOrReclaim(String name) throws Exception {
@@ -400,20 +608,29 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
     }
 
     private ZkGrant grant(String name) throws Exception {
+        // Read before the multi: if the session changes in between, the grant carries the older one and its first
+        // renewal reports it lost, which errs on the safe side.
+        long session = sessionId();
         List<CuratorTransactionResult> results = client.transaction().forOperations(
                 client.transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(paths.holder(name), instanceId),
                 client.transactionOp().setData().forPath(paths.counter(name), NO_DATA));
-        int version = results.stream().filter(r -> r.getType() == OperationType.SET_DATA).findFirst()
+        Stat counter = results.stream().filter(r -> r.getType() == OperationType.SET_DATA).findFirst()
                 .orElseThrow(() -> new IllegalStateException("ZooKeeper returned no setData result for " + name))
-                .getResultStat().getVersion();
+                .getResultStat();
+        int version = counter.getVersion();
+        // Every operation of a multi carries the multi's zxid: it is also the holder's czxid.
+        long zxid = counter.getMzxid();
+        long token = tokenSource == ZooKeeperTokenSource.ZXID ? zxid : version;
         if (version <= 0) {
-            // ZooKeeper versions are ints; past Integer.MAX_VALUE they wrap and would hand out a smaller token.
-            release(new ZkGrant(name, version));
+            // ZooKeeper versions are ints; past Integer.MAX_VALUE they wrap and would hand out a smaller token (and
+            // a release could no longer check it).
+            release(new ZkGrant(name, token, version, session, zxid));
             throw new IllegalStateException("Lease '" + name + "': the version of " + paths.counter(name)
                     + " wrapped around (" + version + "), so it can no longer issue increasing fencing tokens. "
                     + "Use a new lease name (and carry the resources' fences over to it).");
         }
-        return new ZkGrant(name, version);
+        markUsed(name);
+        return new ZkGrant(name, token, version, session, zxid);
     }
 
     private void createCounter(String name) throws Exception {
@@ -468,8 +685,8 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
             client.transaction().forOperations(
                     client.transactionOp().check().withVersion(counter.getVersion()).forPath(paths.counter(name)),
                     client.transactionOp().delete().withVersion(holderStat.getVersion()).forPath(holder));
-            log.info("Lease '" + name + "': removed holder znode " + holder + " (token " + counter.getVersion()
-                    + ") left by " + leftBy);
+            log.info("Lease '" + name + "': removed holder znode " + holder + " (version " + counter.getVersion()
+                    + ", zxid " + holderStat.getCzxid() + ") left by " + leftBy);
             return true;
         }
         catch (KeeperException.NoNodeException | KeeperException.BadVersionException raced) {
@@ -499,7 +716,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         }
         String reason = "the ZooKeeper connection is " + state + " (a suspended session may expire at any moment "
                 + "and hand the lease to someone else)";
-        live.values().forEach(listener -> listener.leaseLost(reason));
+        live.values().forEach(holding -> holding.markLost(reason));
     }
 
     private void forget(Watcher watcher, String path) {
@@ -508,6 +725,36 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         }
         catch (Exception ex) {
             log.debug("Could not remove the watch on " + path + ": " + ex);
+        }
+    }
+
+    /**
+     * What this backend knows of a live grant: who to tell of its loss, whether a watch on its holder is set, and
+     * whether it was lost (the first reason wins, and the listener hears it once).
+     */
+    private static final class Holding {
+
+        private final LossListener listener;
+        private final AtomicReference<String> lostBecause = new AtomicReference<>();
+        private volatile boolean armed;
+
+        Holding(LossListener listener) {
+            this.listener = listener;
+        }
+
+        boolean lost() {
+            return lostBecause.get() != null;
+        }
+
+        /** Marks the grant lost; true when it was not lost before, and the caller must then tell the listener. */
+        boolean lose(String reason) {
+            return lostBecause.compareAndSet(null, reason);
+        }
+
+        void markLost(String reason) {
+            if (lose(reason)) {
+                listener.leaseLost(reason);
+            }
         }
     }
 
@@ -521,11 +768,12 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         return instanceId.clone();
     }
 
-    record ZkGrant(String name, long value) implements Grant {
-
-        int version() {
-            return (int) value;
-        }
+    /**
+     * One grant: {@code value} is its token (the counter's version or the grant's zxid), {@code version} the counter's
+     * version after the grant (which a release checks), {@code sessionId} the session that holds it and {@code zxid}
+     * the zxid of the granting {@code multi}, which is also its holder's creation zxid.
+     */
+    record ZkGrant(String name, long value, int version, long sessionId, long zxid) implements Grant {
 
         @Override
         public OptionalLong token() {

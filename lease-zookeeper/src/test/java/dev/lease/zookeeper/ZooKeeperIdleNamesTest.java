@@ -1,0 +1,235 @@
+package dev.lease.zookeeper;
+
+import static dev.lease.testing.TestTiming.seconds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.lease.spi.GrantRequest;
+
+/** zxid tokens and the deletion of idle names' znodes, on a real server. */
+class ZooKeeperIdleNamesTest {
+
+    private static final Log log = LogFactory.getLog(ZooKeeperIdleNamesTest.class);
+    private static final String ROOT = "/idle-leases";
+    private static final Duration SESSION_TIMEOUT = seconds(30);
+    /** Long enough that the backends' own sweeps stay out of the way; the tests sweep themselves. */
+    private static final Duration NEVER_BY_ITSELF = Duration.ofHours(1);
+
+    private TestingServer server;
+    private CuratorFramework firstClient;
+    private CuratorFramework secondClient;
+    private final List<ZooKeeperLeaseBackend> backends = new ArrayList<>();
+
+    @BeforeEach
+    void start() throws Exception {
+        server = ZooKeeperTesting.startServer();
+        firstClient = ZooKeeperTesting.client(server.getConnectString(), SESSION_TIMEOUT);
+        secondClient = ZooKeeperTesting.client(server.getConnectString(), SESSION_TIMEOUT);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        backends.forEach(ZooKeeperLeaseBackend::close);
+        firstClient.close();
+        secondClient.close();
+        server.close();
+    }
+
+    @Test
+    void deletingIdleNamesIsRefusedWithVersionTokens() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new ZooKeeperLeaseBackend(firstClient, ROOT, SESSION_TIMEOUT,
+                        ZooKeeperTokenSource.VERSION, Duration.ofHours(1)))
+                .withMessageContaining("lease.zookeeper.delete-idle-after")
+                .withMessageContaining("lease.zookeeper.token=zxid");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new ZooKeeperLeaseBackend(firstClient, ROOT, SESSION_TIMEOUT,
+                        ZooKeeperTokenSource.ZXID, Duration.ZERO))
+                .withMessageContaining("lease.zookeeper.delete-idle-after must be positive");
+    }
+
+    @Test
+    void zxidTokensKeepRisingAcrossDeletionAndRecreationOfTheName() throws Exception {
+        ZooKeeperLeaseBackend backend = backend(firstClient, ZooKeeperTokenSource.ZXID, Duration.ofMillis(1));
+        String name = "recreated";
+        long last = 0;
+        for (int round = 0; round < 4; round++) {
+            ZooKeeperLeaseBackend.ZkGrant grant = grant(backend, name).orElseThrow();
+            assertThat(grant.value()).as("token of round " + round).isGreaterThan(last);
+            assertThat(grant.version()).as("the znode was re-created").isEqualTo(1);
+            last = grant.value();
+            backend.release(grant);
+            await().atMost(seconds(10)).pollInterval(Duration.ofMillis(5)).until(() -> {
+                backend.deleteIdleNamesNow();
+                return firstClient.checkExists().forPath(ROOT + "/" + name) == null;
+            });
+        }
+    }
+
+    /** Why idle names are kept with version tokens: the re-created znode starts again at version 0. */
+    @Test
+    void versionTokensWouldGoBackIfTheNameWereDeleted() throws Exception {
+        ZooKeeperLeaseBackend backend = backend(firstClient, ZooKeeperTokenSource.VERSION, null);
+        String name = "kept";
+        ZooKeeperLeaseBackend.ZkGrant first = grant(backend, name).orElseThrow();
+        backend.release(first);
+        ZooKeeperLeaseBackend.ZkGrant second = grant(backend, name).orElseThrow();
+        backend.release(second);
+        assertThat(second.value()).isGreaterThan(first.value());
+        assertThat(backend.deleteIdleNamesNow()).as("version tokens keep idle names").isZero();
+        assertThat(firstClient.checkExists().forPath(ROOT + "/" + name)).isNotNull();
+
+        firstClient.delete().forPath(ROOT + "/" + name);
+        ZooKeeperLeaseBackend.ZkGrant afterDeletion = grant(backend, name).orElseThrow();
+        backend.release(afterDeletion);
+        assertThat(afterDeletion.value()).as("the token went back").isLessThanOrEqualTo(first.value());
+    }
+
+    @Test
+    void switchingFromVersionToZxidTokensKeepsThemRising() throws Exception {
+        ZooKeeperLeaseBackend versions = backend(firstClient, ZooKeeperTokenSource.VERSION, null);
+        long last = 0;
+        for (int i = 0; i < 5; i++) {
+            ZooKeeperLeaseBackend.ZkGrant grant = grant(versions, "switched").orElseThrow();
+            versions.release(grant);
+            last = grant.value();
+        }
+        ZooKeeperLeaseBackend zxids = backend(secondClient, ZooKeeperTokenSource.ZXID, null);
+        ZooKeeperLeaseBackend.ZkGrant grant = grant(zxids, "switched").orElseThrow();
+        zxids.release(grant);
+        assertThat(grant.value()).isGreaterThan(last);
+    }
+
+    @Test
+    void aHeldNameIsNeverDeletedHoweverLongItIsIdle() throws Exception {
+        ZooKeeperLeaseBackend backend = backend(firstClient, ZooKeeperTokenSource.ZXID, Duration.ofMillis(1));
+        ZooKeeperLeaseBackend.ZkGrant held = grant(backend, "held").orElseThrow();
+        grant(backend, "free").ifPresent(g -> {
+            try {
+                backend.release(g);
+            }
+            catch (Exception ex) {
+                throw new IllegalStateException(ex);
+            }
+        });
+        await().atMost(seconds(10)).pollInterval(Duration.ofMillis(5)).until(() -> {
+            backend.deleteIdleNamesNow();
+            return firstClient.checkExists().forPath(ROOT + "/free") == null;
+        });
+        for (int i = 0; i < 20; i++) {
+            backend.deleteIdleNamesNow();
+        }
+        assertThat(firstClient.checkExists().forPath(ROOT + "/held/holder")).as("holder").isNotNull();
+        assertThat(backend.renew(held)).as("held lease renews").isTrue();
+        backend.release(held);
+    }
+
+    /**
+     * Two instances acquire and release a few names at random while both delete idle names as fast as they can
+     * (idle after 1 ms): no grant may find its znodes deleted while held, and every name's tokens keep rising.
+     */
+    @Test
+    void deletingIdleNamesNeverRacesAConcurrentAcquire() throws Exception {
+        long seed = Long.getLong("lease-test.seed", System.nanoTime());
+        log.info("deletingIdleNamesNeverRacesAConcurrentAcquire seed " + seed + " (rerun with -Dlease-test.seed=" + seed + ")");
+        Random seeds = new Random(seed);
+        List<ZooKeeperLeaseBackend> instances = List.of(
+                backend(firstClient, ZooKeeperTokenSource.ZXID, Duration.ofMillis(1)),
+                backend(secondClient, ZooKeeperTokenSource.ZXID, Duration.ofMillis(1)));
+        String[] names = { "race-a", "race-b", "race-c" };
+        Map<String, Long> lastToken = new ConcurrentHashMap<>();
+        Map<String, AtomicInteger> holders = new ConcurrentHashMap<>();
+        AtomicInteger grants = new AtomicInteger();
+        AtomicInteger deletions = new AtomicInteger();
+        AtomicBoolean stop = new AtomicBoolean();
+        ExecutorService pool = Executors.newFixedThreadPool(6);
+        try {
+            List<Future<?>> work = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                ZooKeeperLeaseBackend backend = instances.get(t % 2);
+                Random random = new Random(seeds.nextLong());
+                work.add(pool.submit(() -> {
+                    while (!stop.get()) {
+                        String name = names[random.nextInt(names.length)];
+                        Optional<ZooKeeperLeaseBackend.ZkGrant> granted = grant(backend, name);
+                        if (granted.isEmpty()) {
+                            Thread.onSpinWait();
+                            continue;
+                        }
+                        ZooKeeperLeaseBackend.ZkGrant grant = granted.get();
+                        AtomicInteger count = holders.computeIfAbsent(name, n -> new AtomicInteger());
+                        assertThat(count.incrementAndGet()).as("holders of " + name).isEqualTo(1);
+                        Long previous = lastToken.put(name, grant.value());
+                        assertThat(grant.value()).as("token of " + name + " after " + previous)
+                                .isGreaterThan(previous == null ? 0 : previous);
+                        grants.incrementAndGet();
+                        for (int i = random.nextInt(3); i > 0; i--) {
+                            Thread.yield();
+                        }
+                        Stat holder = firstClient.checkExists().forPath(ROOT + "/" + name + "/holder");
+                        assertThat(holder).as("holder of " + name + " while held").isNotNull();
+                        assertThat(holder.getCzxid()).as("holder of " + name + " is the grant's").isEqualTo(grant.zxid());
+                        assertThat(backend.renew(grant)).as("renewal of " + name).isTrue();
+                        count.decrementAndGet();
+                        backend.release(grant);
+                    }
+                    return null;
+                }));
+            }
+            for (ZooKeeperLeaseBackend backend : instances) {
+                work.add(pool.submit(() -> {
+                    while (!stop.get()) {
+                        deletions.addAndGet(backend.deleteIdleNamesNow());
+                    }
+                    return null;
+                }));
+            }
+            await().atMost(seconds(60)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> grants.get() >= 300 && deletions.get() >= 30 || work.stream().anyMatch(Future::isDone));
+            stop.set(true);
+            for (Future<?> f : work) {
+                f.get(seconds(30).toMillis(), TimeUnit.MILLISECONDS);
+            }
+        }
+        finally {
+            stop.set(true);
+            pool.shutdownNow();
+        }
+        assertThat(grants.get()).as("grants").isGreaterThanOrEqualTo(300);
+        assertThat(deletions.get()).as("idle deletions").isGreaterThanOrEqualTo(30);
+    }
+
+    private ZooKeeperLeaseBackend backend(CuratorFramework client, ZooKeeperTokenSource tokens, Duration deleteIdleAfter) {
+        ZooKeeperLeaseBackend backend = new ZooKeeperLeaseBackend(client, ROOT, SESSION_TIMEOUT, tokens, deleteIdleAfter);
+        backends.add(backend);
+        return backend;
+    }
+
+    private static Optional<ZooKeeperLeaseBackend.ZkGrant> grant(ZooKeeperLeaseBackend backend, String name) throws Exception {
+        return backend.tryAcquire(new GrantRequest(name, seconds(10), reason -> { }));
+    }
+}
