@@ -59,6 +59,9 @@ final class HeldLease implements Lease {
     private Future<?> renewalCall;
     private Future<?> watchdog;
     private Runnable whenClosed;
+    /** Run once the grant stops blocking this engine's other waiters for the name (released or lost). */
+    private Runnable whenFreed;
+    private boolean freed;
 
     HeldLease(LeaseDescription description, BackendGrant<?> granted, Timing timing, long requestedAt,
             RenewalExecutors executors, LongSupplier clock, Consumer<HeldLease> onClose, LeaseEngineListener listener) {
@@ -262,6 +265,7 @@ final class HeldLease implements Lease {
         if (hook != null) {
             hook.run();
         }
+        freed();
     }
 
     /**
@@ -312,6 +316,15 @@ final class HeldLease implements Lease {
 
     private void release(boolean wasLost) {
         try {
+            releaseGrant(wasLost);
+        }
+        finally {
+            freed();
+        }
+    }
+
+    private void releaseGrant(boolean wasLost) {
+        try {
             granted.release();
             if (log.isDebugEnabled()) {
                 log.debug("Lease " + nameAndToken() + " released on " + backend.id() + (wasLost ? " after its loss" : ""));
@@ -338,6 +351,35 @@ final class HeldLease implements Lease {
             }
         }
         hook.run();
+    }
+
+    /**
+     * Runs {@code hook} once, when the grant stops blocking this engine's other waiters for the name: right after its
+     * release at the store (done or failed), or when it is declared lost, whichever comes first; at once if it did.
+     */
+    void whenFreed(Runnable hook) {
+        synchronized (lock) {
+            if (!freed) {
+                whenFreed = hook;
+                return;
+            }
+        }
+        hook.run();
+    }
+
+    private void freed() {
+        Runnable hook;
+        synchronized (lock) {
+            if (freed) {
+                return;
+            }
+            freed = true;
+            hook = whenFreed;
+            whenFreed = null;
+        }
+        if (hook != null) {
+            hook.run();
+        }
     }
 
     private void scheduleRenewal(long delayNanos) {
