@@ -54,6 +54,12 @@ class LocalHandoverTest {
         return LeaseSpec.of(NAME, LeaseKind.CORRECTNESS).withWaitFor(waitFor);
     }
 
+    /** Waits until the thread waits with a timeout: queued, or (without local queues) waiting for the store. */
+    private static void awaitParked(AtomicReference<Thread> thread) {
+        await().atMost(seconds(10)).pollInterval(millis(5))
+                .until(() -> thread.get() != null && thread.get().getState() == Thread.State.TIMED_WAITING);
+    }
+
     @ParameterizedTest
     @ValueSource(ints = { 8, 64 })
     void waitersTakeTurnsWithOneGrantRequestPerHandover(int waiters) throws Exception {
@@ -116,8 +122,9 @@ class LocalHandoverTest {
             shortThread.set(Thread.currentThread());
             return engine.acquire(waitingFor(seconds(3)));
         });
-        await().atMost(seconds(10)).pollInterval(millis(5))
-                .until(() -> engine.locallyQueued(LeaseKind.CORRECTNESS, NAME) == 1);
+        awaitParked(shortThread);
+        assertThat(store.tryAcquiresBy(shortThread.get())).as("grant requests of the queued waiter").isZero();
+        assertThat(engine.locallyQueued(LeaseKind.CORRECTNESS, NAME)).isEqualTo(1);
         Future<String> behind = pool.submit(() -> engine.execute(waitingFor(seconds(120)), lease -> "behind"));
         // Behind the impatient one, which is still queued: its deadline is seconds away.
         await().atMost(seconds(10)).pollInterval(millis(5))
@@ -158,7 +165,9 @@ class LocalHandoverTest {
             }
         }, "queued-waiter");
         queued.start();
-        await().atMost(seconds(10)).until(() -> engine.locallyQueued(LeaseKind.CORRECTNESS, NAME) == 1);
+        awaitParked(new AtomicReference<>(queued));
+        assertThat(store.tryAcquiresBy(queued)).as("grant requests of the queued waiter").isZero();
+        assertThat(engine.locallyQueued(LeaseKind.CORRECTNESS, NAME)).isEqualTo(1);
         Future<String> behind = pool.submit(() -> engine.execute(waitingFor(seconds(120)), lease -> "behind"));
         await().atMost(seconds(10)).until(() -> engine.locallyQueued(LeaseKind.CORRECTNESS, NAME) == 2);
 
@@ -183,10 +192,20 @@ class LocalHandoverTest {
         Future<Lease> head = pool.submit(() -> engine.acquire(waitingFor(seconds(120))));
         await().atMost(seconds(10)).until(() -> store.tryAcquires.get() >= 2);
         List<Future<Lease>> queued = new ArrayList<>();
+        List<AtomicReference<Thread>> queuedThreads = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            queued.add(pool.submit(() -> engine.acquire(waitingFor(seconds(120)))));
+            AtomicReference<Thread> thread = new AtomicReference<>();
+            queuedThreads.add(thread);
+            queued.add(pool.submit(() -> {
+                thread.set(Thread.currentThread());
+                return engine.acquire(waitingFor(seconds(120)));
+            }));
         }
-        await().atMost(seconds(10)).until(() -> engine.locallyQueued(LeaseKind.CORRECTNESS, NAME) == 3);
+        for (AtomicReference<Thread> thread : queuedThreads) {
+            awaitParked(thread);
+            assertThat(store.tryAcquiresBy(thread.get())).as("grant requests of a queued waiter").isZero();
+        }
+        assertThat(engine.locallyQueued(LeaseKind.CORRECTNESS, NAME)).isEqualTo(3);
         int requestsBefore = store.tryAcquires.get();
 
         engine.close();
