@@ -82,6 +82,15 @@ public final class LeaseSpec {
     /**
      * A copy that waits up to {@code waitFor} for a busy lease.
      *
+     * <p>Threads of one application waiting for the same name queue in arrival order, and only the first of them asks
+     * the store; when a lease of this application is released or lost, the next one in the queue asks the store at
+     * once, and gets a grant (and fencing token) of its own. Each waiter keeps its own {@code waitFor}, and leaves the
+     * queue at its end, when interrupted, or when the application shuts down. Between applications, the store decides:
+     * the first in the queue asks like any other instance, and after 16 handovers in a row inside one application it
+     * waits for the release the way other instances do (woken by the store, or by its backoff), so that an instance
+     * with many waiters cannot keep the name while another one waits. There is no first-come first-served order
+     * between instances. A call that does not wait does not queue.
+     *
      * @param waitFor how long to wait; zero means do not wait
      * @return the copy
      * @throws IllegalArgumentException when {@code waitFor} is negative

@@ -67,7 +67,9 @@ public @interface Leased {
     String renewEvery() default "";
 
     /**
-     * How long to wait for a busy lease before giving up. Same formats as {@link #ttl()}.
+     * How long to wait for a busy lease before giving up. Same formats as {@link #ttl()}. Threads of one application
+     * waiting for the same name queue behind one that asks the store; see {@link LeaseSpec#withWaitFor} for the order
+     * they get the lease in, and what is promised between applications.
      *
      * @return the wait; empty means do not wait
      */

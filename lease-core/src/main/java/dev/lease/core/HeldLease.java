@@ -58,6 +58,9 @@ final class HeldLease implements Lease {
     private volatile boolean term;
     private Future<?> watchdog;
     private Runnable whenClosed;
+    /** Run once the grant stops blocking this engine's other waiters for the name (released or lost). */
+    private Runnable whenFreed;
+    private boolean freed;
 
     HeldLease(LeaseDescription description, BackendGrant<?> granted, Timing timing, long requestedAt,
             RenewalExecutors executors, RenewalBatcher renewals, LongSupplier clock, Consumer<HeldLease> onClose,
@@ -263,6 +266,7 @@ final class HeldLease implements Lease {
         if (hook != null) {
             hook.run();
         }
+        freed();
     }
 
     /**
@@ -313,6 +317,15 @@ final class HeldLease implements Lease {
 
     private void release(boolean wasLost) {
         try {
+            releaseGrant(wasLost);
+        }
+        finally {
+            freed();
+        }
+    }
+
+    private void releaseGrant(boolean wasLost) {
+        try {
             granted.release();
             if (log.isDebugEnabled()) {
                 log.debug("Lease " + nameAndToken() + " released on " + backend.id() + (wasLost ? " after its loss" : ""));
@@ -339,6 +352,35 @@ final class HeldLease implements Lease {
             }
         }
         hook.run();
+    }
+
+    /**
+     * Runs {@code hook} once, when the grant stops blocking this engine's other waiters for the name: right after its
+     * release at the store (done or failed), or when it is declared lost, whichever comes first; at once if it did.
+     */
+    void whenFreed(Runnable hook) {
+        synchronized (lock) {
+            if (!freed) {
+                whenFreed = hook;
+                return;
+            }
+        }
+        hook.run();
+    }
+
+    private void freed() {
+        Runnable hook;
+        synchronized (lock) {
+            if (freed) {
+                return;
+            }
+            freed = true;
+            hook = whenFreed;
+            whenFreed = null;
+        }
+        if (hook != null) {
+            hook.run();
+        }
     }
 
     /** Under the lock: the next renewal goes on the backend's schedule, which sends it with others due about then. */

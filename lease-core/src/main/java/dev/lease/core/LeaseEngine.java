@@ -67,6 +67,8 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     private final Set<HeldLease> live = ConcurrentHashMap.newKeySet();
     /** One per backend, so that the renewals due on a backend go to it together. */
     private final Map<LeaseBackend<?>, RenewalBatcher> renewals = new ConcurrentHashMap<>();
+    /** Where this engine's threads waiting for the same name queue, so that only one of them asks the store. */
+    private final LocalLines lines = new LocalLines();
     /** Set once, under the lock of {@link #live}, when closing starts. */
     private volatile boolean closing;
 
@@ -233,6 +235,16 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         return closing;
     }
 
+    /** How many of this engine's threads queue behind the one that asks the store for the name (tests watch it). */
+    int locallyQueued(LeaseKind kind, String name) {
+        return lines.queued(router.backendFor(kind), name);
+    }
+
+    /** How many names have a local line now; a line goes with the last thread in it (tests watch it). */
+    int localLines() {
+        return lines.size();
+    }
+
     /** One campaign attempt of an election: waits up to the spec's waitFor for the term's lease. */
     Optional<HeldLease> acquireTerm(LeaseSpec spec) {
         return acquire(resolve(spec));
@@ -319,6 +331,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
             closing = true;
             held = List.copyOf(live);
         }
+        lines.close();
         for (HeldLease lease : held) {
             lease.markLost(LossCause.SHUTDOWN, "the lease engine was closed (application shutting down)");
             lease.close(false);
@@ -381,15 +394,31 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         return lease;
     }
 
+    /**
+     * A caller that waits queues behind this engine's other threads waiting for the name ({@link LocalLines}), and
+     * asks the store once it is first; a caller that does not wait asks at once.
+     */
     private Optional<HeldLease> acquireOrWait(Resolved resolved) {
         long waitNanos = resolved.waitFor().toNanos();
         long begin = clock.getAsLong();
         Backoff backoff = new Backoff();
+        LocalLines.Ticket ticket = LocalLines.DIRECT;
         try {
+            if (waitNanos > 0) {
+                ticket = lines.join(resolved.backend(), resolved.name(), begin + waitNanos, clock,
+                        resolved::shuttingDown);
+                if (ticket == null) {
+                    return Optional.empty();
+                }
+            }
+            boolean firstAttempt = true;
             while (true) {
                 Exception error = null;
                 try {
-                    Optional<HeldLease> lease = attempt(resolved, waitNanos - (clock.getAsLong() - begin));
+                    boolean first = firstAttempt;
+                    firstAttempt = false;
+                    Optional<HeldLease> lease = attempt(resolved, waitNanos - (clock.getAsLong() - begin), ticket,
+                            first);
                     if (lease.isPresent()) {
                         if (log.isDebugEnabled()) {
                             log.debug("Lease " + lease.get().nameAndToken() + " acquired on " + resolved.backend().id()
@@ -427,6 +456,12 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
             Thread.currentThread().interrupt();
             throw resolved.unavailable(ex);
         }
+        finally {
+            if (ticket != null) {
+                // A no-op once the ticket holds a grant: the line then stays with it until the grant is freed.
+                lines.leave(ticket);
+            }
+        }
     }
 
     /**
@@ -434,9 +469,12 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
      * at once and refused the same way, so no grant ever escapes the renewal, watchdog and loss handling of a
      * running engine.
      *
+     * @param ticket the caller's place in the name's local line, which a grant keeps until it is freed
+     * @param firstAttempt whether this is the caller's first request (for the line's fairness count)
      * @throws Exception what the backend threw, after its request was abandoned
      */
-    private Optional<HeldLease> attempt(Resolved resolved, long leftNanos) throws Exception {
+    private Optional<HeldLease> attempt(Resolved resolved, long leftNanos, LocalLines.Ticket ticket,
+            boolean firstAttempt) throws Exception {
         if (closing) {
             throw resolved.shuttingDown();
         }
@@ -469,6 +507,9 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         }
         HeldLease lease = new HeldLease(resolved.description(), grant.get(), resolved.timing(), requestedAt,
                 executors, renewalsOf(backend), validityClock, live::remove, listeners);
+        // Before anything can free the grant (a loss needs the relay attached, closing needs it registered).
+        lines.granted(ticket, firstAttempt);
+        lease.whenFreed(() -> lines.released(ticket));
         boolean registered;
         synchronized (live) {
             registered = !closing && live.add(lease);
