@@ -72,15 +72,24 @@ final class MockApiServer implements AutoCloseable {
         beforeNextLeaseUpdate.set(competitor);
     }
 
-    /** Writes {@code lease} directly into the store (no fault layer), for a competing write. */
-    void put(Lease lease) {
-        String path = "/apis/coordination.k8s.io/v1/namespaces/" + lease.getMetadata().getNamespace() + "/leases/"
-                + lease.getMetadata().getName();
-        MockResponse response = crud.dispatch(new RecordedRequest("HTTP/1.1", HttpMethod.PUT, path,
-                Headers.builder().build(), new Buffer().writeUtf8(Serialization.asJson(lease))));
+    /**
+     * Writes {@code lease} directly into the store (no fault layer), for a competing write: an update when it carries
+     * a resourceVersion, else a create.
+     */
+    void write(Lease lease) {
+        boolean update = lease.getMetadata().getResourceVersion() != null;
+        String path = update ? leasePath(lease) : leasePath(lease).replaceAll("/[^/]*$", "");
+        MockResponse response = crud.dispatch(new RecordedRequest("HTTP/1.1", update ? HttpMethod.PUT : HttpMethod.POST,
+                path, Headers.builder().add("Content-Type", "application/json").build(),
+                new Buffer().writeUtf8(Serialization.asJson(lease))));
         if (response.code() >= 300) {
             throw new IllegalStateException("competing write refused: " + response.code());
         }
+    }
+
+    private static String leasePath(Lease lease) {
+        return "/apis/coordination.k8s.io/v1/namespaces/" + lease.getMetadata().getNamespace() + "/leases/"
+                + lease.getMetadata().getName();
     }
 
     int port() {
@@ -131,11 +140,15 @@ final class MockApiServer implements AutoCloseable {
                     return status(422, "Invalid", "Lease.coordination.k8s.io \"" + sent.getMetadata().getName()
                             + "\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update");
                 }
+            }
+            if (leaseWrite) {
                 Consumer<Lease> competitor = beforeNextLeaseUpdate.getAndSet(null);
                 if (competitor != null) {
+                    Lease sent = Serialization.unmarshal(body, Lease.class);
                     MockResponse stored = crud.dispatch(new RecordedRequest("HTTP/1.1", HttpMethod.GET,
-                            path.replaceAll("\\?.*", ""), Headers.builder().build(), new Buffer()));
-                    competitor.accept(Serialization.unmarshal(stored.getBody().readUtf8(), Lease.class));
+                            leasePath(sent), Headers.builder().build(), new Buffer()));
+                    competitor.accept(stored.code() == 200
+                            ? Serialization.unmarshal(stored.getBody().readUtf8(), Lease.class) : null);
                 }
             }
             MockResponse response = crud.dispatch(request);
