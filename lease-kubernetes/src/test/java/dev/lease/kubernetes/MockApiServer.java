@@ -42,6 +42,7 @@ final class MockApiServer implements AutoCloseable {
     private volatile String major = "1";
     private volatile String minor = "35";
     private volatile int gap;
+    private final java.util.concurrent.atomic.AtomicInteger watchRequests = new java.util.concurrent.atomic.AtomicInteger();
     private final AtomicReference<Consumer<Lease>> beforeNextLeaseUpdate = new AtomicReference<>();
 
     MockApiServer() {
@@ -92,6 +93,11 @@ final class MockApiServer implements AutoCloseable {
                 + lease.getMetadata().getName();
     }
 
+    /** How many watches were requested so far. */
+    int watchRequests() {
+        return watchRequests.get();
+    }
+
     int port() {
         return server.getPort();
     }
@@ -126,6 +132,9 @@ final class MockApiServer implements AutoCloseable {
             RecordedRequest request = new RecordedRequest(received.getHttpVersion(), received.method(),
                     received.getPath(), received.getHeaders(), new Buffer().writeUtf8(body));
             String path = request.getPath();
+            if (path.contains("watch=true")) {
+                watchRequests.incrementAndGet();
+            }
             if ("GET".equals(request.getMethod()) && path.startsWith("/version")) {
                 return new MockResponse().setResponseCode(200).setHeader("Content-Type", "application/json")
                         .setBody("{\"major\":\"" + major + "\",\"minor\":\"" + minor + "\",\"gitVersion\":\"v" + major
