@@ -96,12 +96,30 @@ final class ObjectWatches {
         private CountDownLatch register(String readVersion) {
             CountDownLatch latch = new CountDownLatch(1);
             synchronized (waiters) {
-                if (broken || lastRelease != null && !lastRelease.equals(readVersion)) {
+                if (broken || releasedAfter(readVersion)) {
                     latch.countDown();
                 }
                 waiters.add(latch);
             }
             return latch;
+        }
+
+        /**
+         * Whether this watch already delivered a release later than what the joining waiter read (it joined after
+         * the event). Only decidable when both versions are numbers (Kubernetes 1.35 and later); otherwise the waiter
+         * waits, at worst until its maxWait. Never true for a read newer than the release: that waiter would wake at
+         * once, find the lease busy again and come back, again and again.
+         */
+        private boolean releasedAfter(String readVersion) {
+            if (lastRelease == null || readVersion == null) {
+                return false;
+            }
+            try {
+                return Long.parseLong(lastRelease) > Long.parseLong(readVersion);
+            }
+            catch (NumberFormatException opaque) {
+                return false;
+            }
         }
 
         private void unregister(CountDownLatch latch) {
@@ -140,7 +158,8 @@ final class ObjectWatches {
                     || lease.getSpec().getHolderIdentity().isEmpty();
             if (action == Action.DELETED || free) {
                 synchronized (waiters) {
-                    lastRelease = lease == null ? "" : lease.getMetadata().getResourceVersion();
+                    lastRelease = lease == null || lease.getMetadata() == null ? null
+                            : lease.getMetadata().getResourceVersion();
                     waiters.forEach(CountDownLatch::countDown);
                 }
             }
