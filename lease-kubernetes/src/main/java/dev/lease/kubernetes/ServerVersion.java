@@ -38,6 +38,11 @@ record ServerVersion(int major, int minor, String text) {
             // Unknown is treated as old: the backend then only refuses CORRECTNESS, which is the safe side.
             return 0;
         }
-        return Integer.parseInt(m.group(1));
+        try {
+            return Integer.parseInt(m.group(1));
+        }
+        catch (NumberFormatException tooLong) {
+            return 0;
+        }
     }
 }
