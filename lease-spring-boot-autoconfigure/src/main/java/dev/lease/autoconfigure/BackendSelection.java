@@ -69,7 +69,8 @@ final class BackendSelection {
         if (available.isEmpty()) {
             throw new LeaseConfigurationException("No lease backend is available.",
                     "add a backend client and configure it: " + BackendType.ZOOKEEPER.howToEnable + " Or "
-                            + BackendType.REDIS.howToEnable + " Or " + BackendType.JDBC.howToEnable
+                            + BackendType.REDIS.howToEnable + " Or " + BackendType.JDBC.howToEnable + " Or "
+                            + BackendType.KUBERNETES.howToEnable
                             + " For tests and single-instance applications: lease.backend: in-memory.");
         }
         throw new LeaseConfigurationException(

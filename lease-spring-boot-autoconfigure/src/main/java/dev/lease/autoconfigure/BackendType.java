@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Optional;
 
 import dev.lease.jdbc.JdbcLeaseBackend;
+import dev.lease.kubernetes.KubernetesLeaseBackend;
 import dev.lease.memory.InMemoryLeaseBackend;
 import dev.lease.redis.RedisLeaseBackend;
 import dev.lease.zookeeper.ZooKeeperLeaseBackend;
@@ -22,6 +23,10 @@ enum BackendType {
     REDIS(RedisLeaseBackend.ID, false, "add spring-boot-starter-data-redis and configure spring.data.redis.*."),
 
     JDBC(JdbcLeaseBackend.ID, false, "add spring-boot-starter-jdbc and configure a DataSource (spring.datasource.*)."),
+
+    /** Named, or a KubernetesClient bean: the fabric8 client on the classpath alone does not mean "lease on it". */
+    KUBERNETES(KubernetesLeaseBackend.ID, false, "add io.fabric8:kubernetes-client and set lease.backend: kubernetes "
+            + "(or define a KubernetesClient bean); fenced on Kubernetes 1.35 or later."),
 
     /** Never picked silently: an application that forgot its real backend must fail, not lock within one JVM. */
     IN_MEMORY(InMemoryLeaseBackend.ID, true, "set lease.backend: in-memory (or name it in lease.correctness-backend / "

@@ -11,7 +11,7 @@ import dev.lease.LeaseKind;
 /**
  * Configuration of the lease starter, under {@code lease.*}.
  *
- * <p>Backend identifiers are {@code zookeeper}, {@code redis}, {@code jdbc} and {@code in-memory}. A backend is
+ * <p>Backend identifiers are {@code zookeeper}, {@code redis}, {@code jdbc}, {@code kubernetes} and {@code in-memory}. A backend is
  * available when its client is on the classpath and configured (a {@code connect-string} or a
  * {@code CuratorFramework} bean, a {@code RedisConnectionFactory}, a {@code DataSource}); the in-memory backend
  * is only available when named explicitly, so that no application ends up on it by accident. Once a
@@ -21,14 +21,14 @@ import dev.lease.LeaseKind;
 public class LeaseProperties {
 
     /**
-     * Backend serving both lease kinds unless overridden below: zookeeper, redis, jdbc or in-memory. May be omitted
+     * Backend serving both lease kinds unless overridden below: zookeeper, redis, jdbc, kubernetes or in-memory. May be omitted
      * when exactly one backend is available.
      */
     private String backend;
 
     /**
      * Backend serving CORRECTNESS leases, overriding 'lease.backend'. It must issue fencing tokens (zookeeper, jdbc,
-     * in-memory); redis is refused at startup.
+     * kubernetes on 1.35 or later, in-memory); redis is refused at startup.
      */
     private String correctnessBackend;
 
@@ -55,6 +55,8 @@ public class LeaseProperties {
     private final Zookeeper zookeeper = new Zookeeper();
 
     private final Redis redis = new Redis();
+
+    private final Kubernetes kubernetes = new Kubernetes();
 
     private final Jdbc jdbc = new Jdbc();
 
@@ -198,6 +200,15 @@ public class LeaseProperties {
      */
     public Redis getRedis() {
         return redis;
+    }
+
+    /**
+     * The Kubernetes backend settings ({@code lease.kubernetes.*}).
+     *
+     * @return the settings, never null
+     */
+    public Kubernetes getKubernetes() {
+        return kubernetes;
     }
 
     /**
@@ -441,6 +452,87 @@ public class LeaseProperties {
          */
         public void setKeyPrefix(String keyPrefix) {
             this.keyPrefix = keyPrefix;
+        }
+    }
+
+    /**
+     * Kubernetes backend: one coordination.k8s.io/v1 Lease object per lease name; fenced by resourceVersion on
+     * Kubernetes 1.35 and later. The client is the application's KubernetesClient bean, else one built from the
+     * in-cluster service account or the kubeconfig.
+     */
+    public static class Kubernetes {
+
+        /** Namespace of the Lease objects. Unset means the client's namespace (the pod's own in a cluster), else 'default'. */
+        private String namespace;
+
+        /**
+         * Prepended to a lease name to form its Lease object name; the result must be a valid Kubernetes object name
+         * (lower-case letters, digits, '-' and '.').
+         */
+        private String namePrefix = "lease-";
+
+        /**
+         * Written as holderIdentity of the Leases this instance holds, for people reading them; unique per instance.
+         * Unset means the host name (the pod name in a cluster) plus a random suffix.
+         */
+        private String holderIdentity;
+
+        /** Kubernetes settings with their defaults. */
+        public Kubernetes() {
+        }
+
+        /**
+         * The namespace of the Lease objects ({@code lease.kubernetes.namespace}).
+         *
+         * @return the namespace, or null for the client's namespace
+         */
+        public String getNamespace() {
+            return namespace;
+        }
+
+        /**
+         * Sets the namespace of the Lease objects ({@code lease.kubernetes.namespace}).
+         *
+         * @param namespace the namespace, or null for the client's namespace
+         */
+        public void setNamespace(String namespace) {
+            this.namespace = namespace;
+        }
+
+        /**
+         * The prefix of every Lease object name ({@code lease.kubernetes.name-prefix}).
+         *
+         * @return the prefix
+         */
+        public String getNamePrefix() {
+            return namePrefix;
+        }
+
+        /**
+         * Sets the prefix of every Lease object name ({@code lease.kubernetes.name-prefix}).
+         *
+         * @param namePrefix the prefix
+         */
+        public void setNamePrefix(String namePrefix) {
+            this.namePrefix = namePrefix;
+        }
+
+        /**
+         * The holder identity written into held Leases ({@code lease.kubernetes.holder-identity}).
+         *
+         * @return the identity, or null for host name plus a random suffix
+         */
+        public String getHolderIdentity() {
+            return holderIdentity;
+        }
+
+        /**
+         * Sets the holder identity written into held Leases ({@code lease.kubernetes.holder-identity}).
+         *
+         * @param holderIdentity the identity, or null for host name plus a random suffix
+         */
+        public void setHolderIdentity(String holderIdentity) {
+            this.holderIdentity = holderIdentity;
         }
     }
 
