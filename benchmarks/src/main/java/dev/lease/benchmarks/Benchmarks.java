@@ -514,13 +514,8 @@ public final class Benchmarks {
         CountingDataSource pool = new CountingDataSource(servers.pool("hold"));
         new JdbcLeaseBackend(pool).createSchema();
         for (int count : settings.holdCounts()) {
-            // Renewing 10,000 ZooKeeper leases every 2 s needs more CPU than 2 cores have (in-process server
-            // included): above 1,000 leases ZooKeeper renews 3 times less often, so the numbers stay a measurement
-            // of cost rather than of leases being lost.
-            int slower = count > 1_000 && !settings.smoke() ? 3 : 1;
             ZooKeeperLeaseBackend zkBackend = own(new ZooKeeperLeaseBackend(zk, "/hold", Servers.ZK_SESSION));
-            hold("zookeeper", count, zkBackend, servers::zookeeperPackets, settings.holdTtl().multipliedBy(slower),
-                    settings.holdRenew().multipliedBy(slower),
+            hold("zookeeper", count, zkBackend, servers::zookeeperPackets, settings.holdTtl(), settings.holdRenew(),
                     "round trips = packets the server received (incl. session pings); CPU includes the in-process "
                             + "ZooKeeper server");
             RedisLeaseBackend redisBackend = own(new RedisLeaseBackend(redis, "hold:"));

@@ -1,8 +1,10 @@
 package dev.lease.benchmarks;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -56,6 +58,24 @@ final class RecordingBackend<G extends Grant> implements LeaseBackend<G> {
             renewalFailedAt.putIfAbsent(grant.name(), System.nanoTime());
         }
         return renewed;
+    }
+
+    /** Passed on as one call, so that the engine batches renewals through this wrapper as it would without it. */
+    @Override
+    public Set<G> renewAll(Collection<G> grants) throws Exception {
+        renewals.add(grants.size());
+        Set<G> lost;
+        try {
+            lost = target.renewAll(grants);
+        }
+        catch (Exception ex) {
+            long now = System.nanoTime();
+            grants.forEach(grant -> renewalFailedAt.putIfAbsent(grant.name(), now));
+            throw ex;
+        }
+        long now = System.nanoTime();
+        lost.forEach(grant -> renewalFailedAt.putIfAbsent(grant.name(), now));
+        return lost;
     }
 
     @Override
