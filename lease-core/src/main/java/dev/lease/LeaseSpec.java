@@ -83,8 +83,11 @@ public final class LeaseSpec {
      * A copy that waits up to {@code waitFor} for a busy lease.
      *
      * <p>Threads of one application waiting for the same name queue in arrival order, and only the first of them asks
-     * the store; when a lease of this application is released or lost, the next one in the queue asks the store at
-     * once, and gets a grant (and fencing token) of its own. Each waiter keeps its own {@code waitFor}, and leaves the
+     * the store; when a lease of this application that was taken with a wait is released or lost, the next one in
+     * the queue asks the store at once, and gets a grant (and fencing token) of its own (a lease taken without a wait,
+     * or by a thread that already held the name, wakes nobody locally: the queue then hears of its release from the
+     * store, like another instance would). Should a release hang, the queue moves on once the store may have let the
+     * grant expire. Each waiter keeps its own {@code waitFor}, and leaves the
      * queue at its end, when interrupted, or when the application shuts down. Between applications, the store decides:
      * the first in the queue asks like any other instance, and after 16 handovers in a row inside one application it
      * waits for the release the way other instances do (woken by the store, or by its backoff), so that an instance

@@ -39,6 +39,11 @@ final class RecordingBackend<G extends Grant> implements LeaseBackend<G> {
     }
 
     @Override
+    public boolean renewsInOneCall() {
+        return target.renewsInOneCall();
+    }
+
+    @Override
     public Optional<G> tryAcquire(GrantRequest request) throws Exception {
         return target.tryAcquire(request);
     }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -61,6 +62,8 @@ final class HeldLease implements Lease {
     /** Run once the grant stops blocking this engine's other waiters for the name (released or lost). */
     private Runnable whenFreed;
     private boolean freed;
+    /** Frees the name for local waiters once the store may have let the grant expire, should the release hang. */
+    private Future<?> freeFallback;
 
     HeldLease(LeaseDescription description, BackendGrant<?> granted, Timing timing, long requestedAt,
             RenewalExecutors executors, RenewalBatcher renewals, LongSupplier clock, Consumer<HeldLease> onClose,
@@ -305,6 +308,9 @@ final class HeldLease implements Lease {
         if (closedHook != null) {
             closedHook.run();
         }
+        // Local waiters queue behind this grant until its release returns; a release hanging on a dead connection
+        // must not hold them past the time the store lets the grant expire, after which the store decides.
+        freeAtTheLatestIn(nanosLeft());
         if (wasLost && releaseLostInBackground) {
             executors.runInBackground(backend.id(), () -> release(true));
         }
@@ -312,6 +318,23 @@ final class HeldLease implements Lease {
             // The release is owner-checked by the backend, so it is safe even after a loss; it must run even if this
             // thread carries an interrupt.
             RenewalExecutors.withoutInterrupt(() -> release(wasLost));
+        }
+    }
+
+    private void freeAtTheLatestIn(long nanos) {
+        try {
+            Future<?> fallback = executors.timer().schedule(this::freed, Math.max(0, nanos), TimeUnit.NANOSECONDS);
+            synchronized (lock) {
+                if (freed) {
+                    fallback.cancel(false);
+                }
+                else {
+                    freeFallback = fallback;
+                }
+            }
+        }
+        catch (RejectedExecutionException engineClosed) {
+            // Closing wakes every queued waiter itself.
         }
     }
 
@@ -377,6 +400,8 @@ final class HeldLease implements Lease {
             freed = true;
             hook = whenFreed;
             whenFreed = null;
+            cancel(freeFallback, false);
+            freeFallback = null;
         }
         if (hook != null) {
             hook.run();
@@ -422,6 +447,9 @@ final class HeldLease implements Lease {
      * cannot be confirmed may already be someone else's. For a batch, every lease of it hears this.
      */
     void renewalThrew(long start, Exception ex) {
+        if (!isActive()) {
+            return; // released or lost while the call was out: not a failed renewal of a lease still held
+        }
         if (ex instanceof InterruptedException) {
             renewalFailed(start, "was interrupted", ex);
             markLost(LossCause.RENEWAL_FAILED, "renewal was interrupted");
@@ -436,6 +464,9 @@ final class HeldLease implements Lease {
      * Validity is extended from {@code start}, never from the answer's arrival, and only while it has not run out.
      */
     void renewalAnswered(long start, boolean stillOurs) {
+        if (!isActive()) {
+            return; // released or lost while the call was out (batches go early, so this is common): nothing to report
+        }
         if (!stillOurs) {
             renewalFailed(start, "was refused (the grant is no longer held)", null);
             markLost(LossCause.BACKEND_REPORTED,

@@ -14,6 +14,9 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 import dev.lease.spi.Grant;
 import dev.lease.spi.LeaseBackend;
 
@@ -27,16 +30,19 @@ import dev.lease.spi.LeaseBackend;
  * time, so leases with the same timing end up sharing one call per interval. While a batch is in flight the next one
  * collects: when the answer comes, renewals falling due within their window go out at once (group commit), and
  * otherwise at their due time, in a call of their own if the one in flight has still not returned (a hung call
- * never holds a renewal back past its due time).
+ * does not hold a renewal back past its due time while the backend's I/O pool has a free thread; once every thread
+ * of it hangs, batches queue there, and the local deadlines, kept by the timer, still end the leases on time).
  *
- * <p>A backend that implements {@link LeaseBackend#renewAll} gets one call per batch, on its own I/O pool. One
- * that does not gets each renewal as its own {@link LeaseBackend#renew} call on that pool, when it is due and not
- * earlier, as before batching: its one-by-one default would put the renewals of a batch in series.
+ * <p>A backend whose {@link LeaseBackend#renewsInOneCall()} is true gets one {@link LeaseBackend#renewAll} call per
+ * batch, on its own I/O pool. Any other gets each renewal as its own {@link LeaseBackend#renew} call on that pool,
+ * when it is due and not earlier: the one-by-one default of renewAll would put the renewals of a batch in series.
  *
  * <p>The timer thread only reads and changes the schedule; store calls run on the backend's I/O pool. Locks are
  * taken in the order lease, then batcher: nothing here calls into a lease while holding the batcher's lock.
  */
 final class RenewalBatcher {
+
+    private static final Log log = LogFactory.getLog(RenewalBatcher.class);
 
     /** Renewals due within this fraction of their interval after the batch's first one go with it, early. */
     static final int COALESCE = 4;
@@ -64,22 +70,23 @@ final class RenewalBatcher {
     private Future<?> wake;
     private long wakeAt;
 
-    RenewalBatcher(LeaseBackend<?> backend, RenewalExecutors executors, LongSupplier validityClock) {
-        this.backend = backend;
-        this.batched = implementsRenewAll(backend);
-        this.executors = executors;
-        this.validityClock = validityClock;
-    }
-
-    /** Whether the backend overrides {@link LeaseBackend#renewAll}, so that a batch costs it one call. */
-    static boolean implementsRenewAll(LeaseBackend<?> backend) {
+    /** A backend that cannot say (its store unreachable right now) is renewed one grant at a time, which is safe. */
+    private static boolean asksInOneCall(LeaseBackend<?> backend) {
         try {
-            return backend.getClass().getMethod("renewAll", Collection.class).getDeclaringClass()
-                    != LeaseBackend.class;
+            return backend.renewsInOneCall();
         }
-        catch (NoSuchMethodException ex) {
+        catch (RuntimeException ex) {
+            log.warn("The " + backend.id() + " backend could not say whether it renews many grants in one call ("
+                    + ex + "): its leases are renewed one call each", ex);
             return false;
         }
+    }
+
+    RenewalBatcher(LeaseBackend<?> backend, RenewalExecutors executors, LongSupplier validityClock) {
+        this.backend = backend;
+        this.batched = asksInOneCall(backend);
+        this.executors = executors;
+        this.validityClock = validityClock;
     }
 
     /**
@@ -124,12 +131,19 @@ final class RenewalBatcher {
     }
 
     private void onWake() {
-        List<List<HeldLease>> batches;
-        synchronized (lock) {
-            wake = null;
-            batches = takeDue(false);
+        try {
+            List<List<HeldLease>> batches;
+            synchronized (lock) {
+                wake = null;
+                batches = takeDue(false);
+            }
+            send(batches);
         }
-        send(batches);
+        catch (RuntimeException | Error ex) {
+            // Nobody reads the timer task's future: without this, renewals taken off the schedule would vanish in
+            // silence (their leases then end at their deadlines, safely, but unexplained).
+            log.error("Renewals on " + backend.id() + " could not be sent", ex);
+        }
     }
 
     /** A batch was answered: what collected meanwhile goes now. */
@@ -260,15 +274,32 @@ final class RenewalBatcher {
                 if (ex instanceof InterruptedException) {
                     Thread.currentThread().interrupt();
                 }
-                leases.forEach(lease -> lease.renewalThrew(start, ex));
+                leases.forEach(lease -> answer(lease, () -> lease.renewalThrew(start, ex)));
+                return;
+            }
+            if (!grants.containsAll(lost)) {
+                // The answer names grants it was not asked about: it cannot be trusted for the others either.
+                IllegalStateException confused = new IllegalStateException(backend.id() + " reported as lost grants "
+                        + "that were not in the renewal call");
+                leases.forEach(lease -> answer(lease, () -> lease.renewalThrew(start, confused)));
                 return;
             }
             for (HeldLease lease : leases) {
-                lease.renewalAnswered(start, !lost.contains(lease.grant()));
+                answer(lease, () -> lease.renewalAnswered(start, !lost.contains(lease.grant())));
             }
         }
         finally {
             completed();
+        }
+    }
+
+    /** One lease's part of an answer; a failure there (a listener's, say) must not keep the others from theirs. */
+    private void answer(HeldLease lease, Runnable part) {
+        try {
+            part.run();
+        }
+        catch (RuntimeException | Error ex) {
+            log.error("Handling the renewal answer of " + lease + " on " + backend.id() + " failed", ex);
         }
     }
 

@@ -67,6 +67,12 @@ public final class InMemoryLeaseBackend implements LeaseBackend<InMemoryLeaseBac
         return true;
     }
 
+    /** One {@link #renewAll} call confirms a whole batch: one pass over the map. */
+    @Override
+    public boolean renewsInOneCall() {
+        return true;
+    }
+
     /** No I/O here: a grant request takes microseconds, so the engine need not hand it to another thread. */
     @Override
     public boolean boundsCallsByDeadline() {

@@ -75,7 +75,8 @@ public interface LeaseBackend<G extends Grant> {
      * one round trip (one statement, one script call, one session heartbeat). The default renews them one by one, a
      * grant whose renewal throws counting as lost.
      *
-     * <p>The engine groups the renewals that are due on a backend that overrides this method into one call: the
+     * <p>The engine groups the renewals that are due on a backend whose {@link #renewsInOneCall()} is true into one
+     * call: the
      * renewals due when the first of them falls due, plus those due within a quarter of their renewal interval
      * after it, which are renewed early (so leases with the same timing come to share one call per interval), at most
      * a few hundred grants a call. While one call is in flight the next batch collects, and goes when the answer
@@ -83,11 +84,12 @@ public interface LeaseBackend<G extends Grant> {
      * engine's monotonic time read before the call started, and only if it has not run out meanwhile; a grant in the
      * returned set is lost as if {@link #renew} had answered false; an exception fails every grant of the call. The
      * call runs on the backend's own I/O pool, may be abandoned (its answer ignored for grants released or lost
-     * meanwhile) but is never interrupted by the engine. A backend that does not override this method is renewed
-     * with {@link #renew}, one call per grant when it is due, in parallel, as the default would put them in series.
+     * meanwhile) but is never interrupted by the engine. Any other backend is renewed with {@link #renew}, one call
+     * per grant when it is due, in parallel, as the default would put them in series.
      *
      * @param grants grants this backend returned from {@link #tryAcquire}
-     * @return those of {@code grants} that are no longer ours; empty when all were renewed
+     * @return those of {@code grants} that are no longer ours (the very objects passed in, or equal ones); empty when
+     *         all were renewed. An element that is none of {@code grants} fails the whole call, as an exception does.
      * @throws InterruptedException when the renewing thread is interrupted
      * @throws Exception when the store could not be asked at all: every grant of the batch is then lost
      */
@@ -107,6 +109,19 @@ public interface LeaseBackend<G extends Grant> {
             }
         }
         return lost;
+    }
+
+    /**
+     * Whether {@link #renewAll} confirms its grants in one round trip, so that the engine should send the renewals
+     * that are due together as one call. The default is false: the engine then renews each grant with
+     * {@link #renew} when it is due, in parallel, so that one slow grant never holds back the others. A backend that
+     * overrides {@link #renewAll} natively answers true; one that delegates to another backend (a wrapper recording
+     * calls, say) answers what its delegate answers. Asked once, after the backend's first grant.
+     *
+     * @return true when one {@link #renewAll} call costs about one round trip whatever the number of grants
+     */
+    default boolean renewsInOneCall() {
+        return false;
     }
 
     /**

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.lease.spi.Grant;
@@ -20,6 +21,8 @@ final class CountingBackend<G extends Grant> implements LeaseBackend<G> {
     final AtomicInteger tryAcquires = new AtomicInteger();
     final AtomicInteger grants = new AtomicInteger();
     private final Map<Thread, AtomicInteger> byThread = new ConcurrentHashMap<>();
+    /** While set, releases wait for it to open: a release hanging on a dead connection. */
+    volatile CountDownLatch releaseGate;
 
     private CountingBackend(LeaseBackend<G> store) {
         this.store = store;
@@ -61,6 +64,10 @@ final class CountingBackend<G extends Grant> implements LeaseBackend<G> {
 
     @Override
     public void release(G grant) throws Exception {
+        CountDownLatch gate = releaseGate;
+        if (gate != null) {
+            gate.await();
+        }
         store.release(grant);
     }
 

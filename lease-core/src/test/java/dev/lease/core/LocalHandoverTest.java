@@ -9,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -105,6 +106,36 @@ class LocalHandoverTest {
         assertThat(store.tryAcquires.get()).as("grant requests for %d grants", grants)
                 .isLessThanOrEqualTo(2 * grants + waiters);
         assertThat(engine.localLines()).isZero();
+    }
+
+    @Test
+    void aReleaseThatHangsFreesTheQueueOnceTheGrantMayHaveExpiredAtTheStore() throws Exception {
+        CountDownLatch gate = new CountDownLatch(1);
+        // Taken with a wait, so that it heads the local line and the waiter queues behind it.
+        LeaseSpec shortLived = waitingFor(seconds(1)).withTtl(millis(900)).withRenewEvery(millis(300));
+        Lease first = engine.acquire(shortLived);
+        AtomicReference<Thread> waiterThread = new AtomicReference<>();
+        Future<Lease> waiter = pool.submit(() -> {
+            waiterThread.set(Thread.currentThread());
+            return engine.acquire(waitingFor(seconds(60)));
+        });
+        await().atMost(seconds(10)).pollInterval(millis(5))
+                .until(() -> engine.locallyQueued(LeaseKind.CORRECTNESS, NAME) >= 1);
+        store.releaseGate = gate;
+        try {
+            Future<?> closing = pool.submit(first::close);
+            // The release never returns; the store lets the grant expire after its ttl, and then the queued waiter
+            // must be let go to ask the store (before the fix it stayed parked until the release came back).
+            Lease next = waiter.get(seconds(20).toMillis(), TimeUnit.MILLISECONDS);
+            store.releaseGate = null;
+            assertThat(next.token().value()).isGreaterThan(first.token().value());
+            assertThat(closing).isNotDone();
+            next.close();
+        }
+        finally {
+            store.releaseGate = null;
+            gate.countDown();
+        }
     }
 
     @Test

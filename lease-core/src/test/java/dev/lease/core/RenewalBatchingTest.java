@@ -128,6 +128,41 @@ class RenewalBatchingTest {
     }
 
     @Test
+    void aBackendThatDoesNotRenewInOneCallIsRenewedGrantByGrantEvenThoughItHasARenewAll() {
+        backend.oneCall = false;
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            leases.add(engine.acquire(spec("single-" + i, seconds(2), millis(200))));
+        }
+        await().atMost(seconds(20)).until(() -> backend.renewCalls.get() >= 15);
+        assertThat(backend.renewAllCalls).as("renewAll calls").hasValue(0);
+        assertThat(leases).allMatch(Lease::isValid);
+        leases.forEach(Lease::close);
+    }
+
+    @Test
+    void anAnswerNamingAGrantThatWasNotInTheCallFailsEveryLeaseOfTheCall() throws Exception {
+        Map<String, Section> sections = sections(seconds(3), seconds(1), "confused-1", "confused-2");
+        backend.answerForeign = true;
+        assertLost(sections.get("confused-1"), "renewal failed");
+        assertLost(sections.get("confused-2"), "renewal failed");
+    }
+
+    @Test
+    void aLeaseReleasedWhileItsBatchIsOutIsNotCountedAsAFailedRenewal() throws Exception {
+        Lease lease = engine.acquire(spec("released-meanwhile", seconds(3), seconds(1)));
+        backend.hanging = true;
+        await().atMost(seconds(10)).until(() -> backend.hangingCalls.get() > 0);
+        lease.close();
+        backend.failure = new IllegalStateException("the store went away");
+        backend.hang.countDown();
+        await().atMost(seconds(10)).until(() -> backend.failedIn.size() > 0);
+        // The answer is handled right after the call returns, on the same I/O thread: give it a beat to be wrong.
+        await().during(millis(300)).atMost(seconds(5)).until(() -> events.renewedFailed.get() == 0);
+        assertThat(events.lost).as("leases lost").isEmpty();
+    }
+
+    @Test
     void aGrantRenewAllReportsLostIsLostAndItsHolderInterruptedWhileTheRestOfItsBatchStaysHeld() throws Exception {
         Duration ttl = seconds(3);
         Duration renewEvery = seconds(1);
@@ -295,6 +330,8 @@ class RenewalBatchingTest {
         volatile boolean hanging;
         volatile RuntimeException failure;
         volatile Runnable duringAcquire = () -> { };
+        volatile boolean oneCall = true;
+        volatile boolean answerForeign;
 
         long calls() {
             return renewAllCalls.get() + renewCalls.get();
@@ -328,6 +365,11 @@ class RenewalBatchingTest {
         }
 
         @Override
+        public boolean renewsInOneCall() {
+            return oneCall;
+        }
+
+        @Override
         public Set<CountedGrant> renewAll(Collection<CountedGrant> grants) throws InterruptedException {
             renewAllCalls.incrementAndGet();
             List<String> names = grants.stream().map(CountedGrant::name).toList();
@@ -345,6 +387,9 @@ class RenewalBatchingTest {
                 throw fails;
             }
             grantsRenewed.addAndGet(grants.size());
+            if (answerForeign) {
+                return Set.of(new CountedGrant("never-asked", -1));
+            }
             Set<CountedGrant> lost = grants.stream().filter(g -> refuse.contains(g.name())).collect(Collectors.toSet());
             if (!lost.isEmpty()) {
                 refusedIn.add(names);

@@ -231,6 +231,11 @@ class BatchedRenewalFaultScenariosTest {
         }
 
         @Override
+        public boolean renewsInOneCall() {
+            return backend.renewsInOneCall();
+        }
+
+        @Override
         public Set<G> renewAll(Collection<G> grants) throws Exception {
             largest.accumulateAndGet(inFlight.addAndGet(grants.size()), Math::max);
             try {

@@ -78,6 +78,15 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
         return false;
     }
 
+    /**
+     * One script call confirms a whole batch, except on Redis Cluster, where one script cannot span hash slots and
+     * {@link #renewAll} renews grant by grant: the engine then renews each grant on its own, in parallel.
+     */
+    @Override
+    public boolean renewsInOneCall() {
+        return !isCluster();
+    }
+
     @Override
     public String whyNotFenced() {
         return "Redis issues no fencing token, its key expiry follows the Redis server's wall-clock time, and its "

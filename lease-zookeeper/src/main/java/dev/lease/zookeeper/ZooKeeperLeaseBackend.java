@@ -149,6 +149,12 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         return true;
     }
 
+    /** One {@link #renewAll} call confirms a whole batch: one {@code sync} on the session. */
+    @Override
+    public boolean renewsInOneCall() {
+        return true;
+    }
+
     @Override
     public void validateName(String name) {
         paths.validateName(name);
