@@ -255,6 +255,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         CompletableFuture<Void> answered = new CompletableFuture<>();
         String holder = paths.holder(g.name());
         Watcher watcher = event -> holderChanged(g, holding, event);
+        holding.watcher = watcher;
         client.checkExists().usingWatcher(watcher).inBackground((c, event) -> {
             try {
                 Stat stat = event.getStat();
@@ -552,13 +553,24 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         return details;
     }
 
-    /** Stops listening to the client's connection state; the client itself stays open. */
+    /**
+     * Stops listening to the client's connection state and to the holders' deletion, and reports every grant still
+     * live here lost: without the listeners, nothing would tell their holders of a suspended connection. The client
+     * itself stays open; the holder znodes stay until released or until the session ends.
+     */
     @Override
     public void close() {
         client.getConnectionStateListenable().removeListener(stateListener);
         if (idleSweeps != null) {
             idleSweeps.shutdownNow();
         }
+        live.forEach((g, holding) -> {
+            Watcher watcher = holding.watcher;
+            if (watcher != null) {
+                forget(watcher, paths.holder(g.name()));
+            }
+            holding.markLost("the ZooKeeper lease backend was closed: the loss of its connection would go unnoticed");
+        });
     }
 
     private void sweepIdleNames() {
@@ -838,6 +850,8 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         private final LossListener listener;
         private final AtomicReference<String> lostBecause = new AtomicReference<>();
         private volatile boolean armed;
+        /** The watch set on its holder by the first renewal, if any. */
+        private volatile Watcher watcher;
 
         Holding(LossListener listener) {
             this.listener = listener;

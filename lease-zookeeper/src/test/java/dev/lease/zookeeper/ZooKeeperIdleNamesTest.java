@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -231,6 +232,25 @@ class ZooKeeperIdleNamesTest {
             listing.sweep();
             return secondClient.getChildren().forPath(ROOT).isEmpty();
         });
+    }
+
+    /** Once closed, the backend no longer hears of a suspended connection: its grants must not look held. */
+    @Test
+    void closingTheBackendReportsItsGrantsLost() throws Exception {
+        ZooKeeperLeaseBackend backend = new ZooKeeperLeaseBackend(firstClient, ROOT, SESSION_TIMEOUT);
+        List<String> reasons = new CopyOnWriteArrayList<>();
+        ZooKeeperLeaseBackend.ZkGrant watched = backend.tryAcquire(new GrantRequest("closed-a", seconds(10),
+                reasons::add)).orElseThrow();
+        ZooKeeperLeaseBackend.ZkGrant fresh = backend.tryAcquire(new GrantRequest("closed-b", seconds(10),
+                reasons::add)).orElseThrow();
+        assertThat(backend.renew(watched)).isTrue();
+        backend.close();
+        assertThat(reasons).hasSize(2).allSatisfy(reason -> assertThat(reason).contains("closed"));
+        assertThat(backend.renew(watched)).isFalse();
+        assertThat(backend.renew(fresh)).isFalse();
+        backend.release(watched);
+        backend.release(fresh);
+        assertThat(firstClient.checkExists().forPath(ROOT + "/closed-a/holder")).isNull();
     }
 
     /**
