@@ -281,6 +281,8 @@ public class LeaseProperties {
          * are then kept for ever, because a re-created znode starts again at version 0) or 'zxid' (the zxid of the
          * granting write: rises ensemble-wide, also across deletion and re-creation, so idle names may be deleted).
          * Switching from version to zxid keeps tokens rising; never switch back on names whose tokens guard resources.
+         * All instances using a name must use the same value: a version instance refuses names zxid grants used.
+         * Switch with all instances stopped.
          */
         private TokenSource token = TokenSource.VERSION;
 

@@ -5,12 +5,14 @@ import org.apache.zookeeper.common.PathUtils;
 /**
  * Where the znodes of a lease live: {@code {root}/{name}} (persistent; its version is the fencing token, unless the
  * token is the grant's zxid, and then it may be deleted while idle) and
- * {@code {root}/{name}/holder} (ephemeral, exists while the lease is granted). Every name maps to exactly one path
+ * {@code {root}/{name}/holder} (ephemeral, exists while the lease is granted), and once a grant with zxid tokens was
+ * made on the name, the persistent marker {@code {root}/{name}/zxid-tokens}. Every name maps to exactly one path
  * segment under the root, so no name can reach outside it.
  */
 final class LeasePaths {
 
     static final String HOLDER = "holder";
+    static final String ZXID_MARKER = "zxid-tokens";
 
     private final String root;
 
@@ -28,6 +30,11 @@ final class LeasePaths {
 
     String holder(String name) {
         return root + "/" + name + "/" + HOLDER;
+    }
+
+    /** The marker that says zxid tokens were issued for the name (see {@link ZooKeeperTokenSource}). */
+    String zxidMarker(String name) {
+        return root + "/" + name + "/" + ZXID_MARKER;
     }
 
     /** Refuses names ZooKeeper would refuse or read as more than one segment. */

@@ -53,7 +53,8 @@ import dev.lease.spi.LossListener;
  * {@code {root}/{name}} (the library then never does). With {@link ZooKeeperTokenSource#ZXID} the token is the zxid
  * of the {@code multi}, which rises ensemble-wide, also across deletion and re-creation of {@code {root}/{name}}, so
  * the znodes of idle names may be deleted ({@code deleteIdleAfter}). A release is one {@code multi} that checks the
- * version is still the one of our grant and deletes the holder.
+ * version is still the one of our grant and deletes the holder. All instances using a name must use the same token
+ * source: see {@link ZooKeeperTokenSource} for how mixing them is refused.
  *
  * <p>The lease lives as long as this client's ZooKeeper session; a {@code SUSPENDED} or {@code LOST} connection
  * reports every live grant lost at once, as Curator advises for locks. Renewal therefore only has to confirm that
@@ -260,6 +261,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         CompletableFuture<Void> answered = new CompletableFuture<>();
         String holder = paths.holder(g.name());
         Watcher watcher = event -> holderChanged(g, holding, event);
+        holding.watcher = watcher;
         client.checkExists().usingWatcher(watcher).inBackground((c, event) -> {
             try {
                 Stat stat = event.getStat();
@@ -557,13 +559,24 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         return details;
     }
 
-    /** Stops listening to the client's connection state; the client itself stays open. */
+    /**
+     * Stops listening to the client's connection state and to the holders' deletion, and reports every grant still
+     * live here lost: without the listeners, nothing would tell their holders of a suspended connection. The client
+     * itself stays open; the holder znodes stay until released or until the session ends.
+     */
     @Override
     public void close() {
         client.getConnectionStateListenable().removeListener(stateListener);
         if (idleSweeps != null) {
             idleSweeps.shutdownNow();
         }
+        live.forEach((g, holding) -> {
+            Watcher watcher = holding.watcher;
+            if (watcher != null) {
+                forget(watcher, paths.holder(g.name()));
+            }
+            holding.markLost("the ZooKeeper lease backend was closed: the loss of its connection would go unnoticed");
+        });
     }
 
     private void sweepIdleNames() {
@@ -627,25 +640,125 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         // Every operation of a multi carries the multi's zxid: it is also the holder's czxid.
         long zxid = counter.getMzxid();
         long token = tokenSource == ZooKeeperTokenSource.ZXID ? zxid : version;
+        ZkGrant grant = new ZkGrant(name, token, version, session, zxid);
         if (version <= 0) {
             // ZooKeeper versions are ints; past Integer.MAX_VALUE they wrap and would hand out a smaller token (and
             // a release could no longer check it).
-            release(new ZkGrant(name, token, version, session, zxid));
+            release(grant);
             throw new IllegalStateException("Lease '" + name + "': the version of " + paths.counter(name)
                     + " wrapped around (" + version + "), so it can no longer issue increasing fencing tokens. "
                     + "Use a new lease name (and carry the resources' fences over to it).");
         }
+        // The holder is one child; a second one is the zxid marker. The marker is in place before any zxid token of
+        // the name is handed out, and a version grant sees it in the stat of its own multi, so no extra round trip.
+        boolean marked = counter.getNumChildren() > 1;
+        if (tokenSource == ZooKeeperTokenSource.VERSION && marked) {
+            release(grant);
+            throw mixedTokens(name, paths.zxidMarker(name) + " says zxid tokens were issued for it");
+        }
+        if (tokenSource == ZooKeeperTokenSource.ZXID && !marked) {
+            markZxid(grant);
+        }
         markUsed(name);
-        return new ZkGrant(name, token, version, session, zxid);
+        return grant;
+    }
+
+    /** Marks a name granted with zxid tokens before its first zxid token leaves this backend. */
+    private void markZxid(ZkGrant grant) throws Exception {
+        try {
+            client.create().withMode(CreateMode.PERSISTENT).forPath(paths.zxidMarker(grant.name()), NO_DATA);
+        }
+        catch (KeeperException.NodeExistsException marked) {
+            // Another zxid instance marked it first.
+        }
+        catch (Exception ex) {
+            release(grant); // the token was never handed out
+            throw ex;
+        }
+    }
+
+    /**
+     * A version-token grant on a name that zxid grants used: its version token is far below the zxid tokens the
+     * resources have seen, so they would refuse it, and a late write of a paused zxid holder would be accepted.
+     */
+    private IllegalStateException mixedTokens(String name, String evidence) {
+        return new IllegalStateException("Lease '" + name + "' refused: " + evidence + ", but this instance has "
+                + "lease.zookeeper.token=version. Its version tokens would be smaller than the zxid tokens already "
+                + "issued (lease.zookeeper.token=zxid), so fenced resources would refuse this holder and accept late "
+                + "writes of an earlier one. All instances using a lease name (and every instance under "
+                + "lease.zookeeper.root '" + paths.root() + "' when one sets lease.zookeeper.delete-idle-after) must "
+                + "use lease.zookeeper.token=zxid: set it here too. Switch from version to zxid with all instances "
+                + "stopped, and never switch back.");
     }
 
     private void createCounter(String name) throws Exception {
         try {
-            client.create().creatingParentsIfNeeded().withMode(CreateMode.PERSISTENT)
-                    .forPath(paths.counter(name), NO_DATA);
+            if (tokenSource == ZooKeeperTokenSource.ZXID) {
+                // Created marked, so that the first grant of a new name costs no extra write.
+                inRoot(() -> client.transaction().forOperations(
+                        client.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(paths.counter(name), NO_DATA),
+                        client.transactionOp().create().withMode(CreateMode.PERSISTENT)
+                                .forPath(paths.zxidMarker(name), NO_DATA)));
+            }
+            else {
+                createVersionCounter(name);
+            }
         }
         catch (KeeperException.NodeExistsException raced) {
             // Another client created it first: fine, it is the same counter.
+        }
+    }
+
+    /**
+     * A name's znode may be missing because an instance with {@code delete-idle-after} deleted it after zxid grants;
+     * re-creating it at version 0 would send tokens back. Such an instance marks the root before it deletes anything,
+     * and the create is conditional on the root's version seen unmarked here, so a marking in between fails it.
+     */
+    private void createVersionCounter(String name) throws Exception {
+        Stat root = new Stat();
+        byte[] data;
+        try {
+            data = client.getData().storingStatIn(root).forPath(paths.root());
+        }
+        catch (KeeperException.NoNodeException ex) {
+            createRoot();
+            data = client.getData().storingStatIn(root).forPath(paths.root());
+        }
+        if (IdleNameSweeper.marksRoot(data)) {
+            throw mixedTokens(name, "its znode " + paths.counter(name) + " is missing and lease.zookeeper.root '"
+                    + paths.root() + "' is marked by an instance that deletes idle names (so the name may have had zxid "
+                    + "tokens before its znode was deleted)");
+        }
+        try {
+            client.transaction().forOperations(
+                    client.transactionOp().check().withVersion(root.getVersion()).forPath(paths.root()),
+                    client.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(paths.counter(name), NO_DATA));
+        }
+        catch (KeeperException.BadVersionException marked) {
+            // The root changed meanwhile: the grant finds no znode and reports busy, and the next attempt reads again.
+        }
+    }
+
+    private interface ZkWrite {
+        void run() throws Exception;
+    }
+
+    private void inRoot(ZkWrite write) throws Exception {
+        try {
+            write.run();
+        }
+        catch (KeeperException.NoNodeException ex) {
+            createRoot();
+            write.run();
+        }
+    }
+
+    private void createRoot() throws Exception {
+        try {
+            client.create().creatingParentsIfNeeded().withMode(CreateMode.PERSISTENT).forPath(paths.root(), NO_DATA);
+        }
+        catch (KeeperException.NodeExistsException raced) {
+            // Created by someone else meanwhile.
         }
     }
 
@@ -743,6 +856,8 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         private final LossListener listener;
         private final AtomicReference<String> lostBecause = new AtomicReference<>();
         private volatile boolean armed;
+        /** The watch set on its holder by the first renewal, if any. */
+        private volatile Watcher watcher;
 
         Holding(LossListener listener) {
             this.listener = listener;

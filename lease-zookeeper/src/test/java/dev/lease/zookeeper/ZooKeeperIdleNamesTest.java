@@ -3,6 +3,7 @@ package dev.lease.zookeeper;
 import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
@@ -12,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -146,6 +148,109 @@ class ZooKeeperIdleNamesTest {
         assertThat(firstClient.checkExists().forPath(ROOT + "/held/holder")).as("holder").isNotNull();
         assertThat(backend.renew(held)).as("held lease renews").isTrue();
         backend.release(held);
+    }
+
+    /**
+     * During a rolling switch a version instance must not grant a name zxid grants used: its token (the version) is
+     * far below the zxid tokens the resources have seen.
+     */
+    @Test
+    void versionTokensAreRefusedOnANameGrantedWithZxidTokens() throws Exception {
+        ZooKeeperLeaseBackend versions = backend(firstClient, ZooKeeperTokenSource.VERSION, null);
+        ZooKeeperLeaseBackend zxids = backend(secondClient, ZooKeeperTokenSource.ZXID, null);
+        for (String name : List.of("mixed-new", "mixed-old")) {
+            if (name.equals("mixed-old")) {
+                versions.release(grant(versions, name).orElseThrow()); // a name from before the switch
+            }
+            ZooKeeperLeaseBackend.ZkGrant zxid = grant(zxids, name).orElseThrow();
+            zxids.release(zxid);
+
+            assertThatIllegalStateException().as(name).isThrownBy(() -> grant(versions, name))
+                    .withMessageContaining("Lease '" + name + "'")
+                    .withMessageContaining("lease.zookeeper.token=version")
+                    .withMessageContaining("lease.zookeeper.token=zxid")
+                    .withMessageContaining("never switch back");
+            assertThat(firstClient.checkExists().forPath(ROOT + "/" + name + "/holder")).as("refused grant released")
+                    .isNull();
+            assertThat(versions.liveGrants()).isZero();
+            ZooKeeperLeaseBackend.ZkGrant again = grant(zxids, name).orElseThrow();
+            assertThat(again.value()).as("zxid tokens go on rising").isGreaterThan(zxid.value());
+            zxids.release(again);
+        }
+    }
+
+    @Test
+    void idleNamesWithoutTheZxidMarkAreNotDeleted() throws Exception {
+        ZooKeeperLeaseBackend versions = backend(firstClient, ZooKeeperTokenSource.VERSION, null);
+        ZooKeeperLeaseBackend sweeping = backend(secondClient, ZooKeeperTokenSource.ZXID, Duration.ofMillis(1));
+        versions.release(grant(versions, "unmarked").orElseThrow());
+        sweeping.release(grant(sweeping, "marked").orElseThrow());
+        await().atMost(seconds(10)).pollInterval(Duration.ofMillis(5)).until(() -> {
+            sweeping.deleteIdleNamesNow();
+            return secondClient.checkExists().forPath(ROOT + "/marked") == null;
+        });
+        for (int i = 0; i < 20; i++) {
+            sweeping.deleteIdleNamesNow();
+        }
+        assertThat(firstClient.checkExists().forPath(ROOT + "/unmarked")).as("unmarked name kept").isNotNull();
+        // The version instance goes on with its existing name, but must not re-create one the sweeper may have
+        // deleted after zxid grants.
+        ZooKeeperLeaseBackend.ZkGrant kept = grant(versions, "unmarked").orElseThrow();
+        assertThat(kept.value()).isEqualTo(2);
+        versions.release(kept);
+        assertThatIllegalStateException().isThrownBy(() -> grant(versions, "marked"))
+                .withMessageContaining("Lease 'marked'")
+                .withMessageContaining("lease.zookeeper.token=zxid");
+        assertThat(firstClient.checkExists().forPath(ROOT + "/marked")).as("not re-created").isNull();
+    }
+
+    /** A root too large to list is not listed: only the names this instance used are swept, a few reads at a time. */
+    @Test
+    void aLargeRootIsNotListedAndOnlyTheNamesUsedHereAreSwept() throws Exception {
+        ZooKeeperLeaseBackend zxids = backend(firstClient, ZooKeeperTokenSource.ZXID, null);
+        for (int i = 0; i < 6; i++) {
+            zxids.release(grant(zxids, "many-" + i).orElseThrow());
+        }
+        LeasePaths paths = new LeasePaths(ROOT);
+        IdleNameSweeper small = new IdleNameSweeper(secondClient, paths, Duration.ofMillis(1), System::nanoTime, 5, 1);
+        small.forget("many-0");
+        small.forget("many-1");
+        await().atMost(seconds(10)).pollInterval(Duration.ofMillis(5)).until(() -> {
+            small.sweep();
+            return secondClient.checkExists().forPath(ROOT + "/many-0") == null
+                    && secondClient.checkExists().forPath(ROOT + "/many-1") == null;
+        });
+        for (int i = 0; i < 10; i++) {
+            small.sweep();
+        }
+        for (int i = 2; i < 6; i++) {
+            assertThat(secondClient.checkExists().forPath(ROOT + "/many-" + i)).as("many-" + i).isNotNull();
+        }
+        // Under the bound the root is listed again, and every idle name goes, one read in flight at a time.
+        IdleNameSweeper listing = new IdleNameSweeper(secondClient, paths, Duration.ofMillis(1), System::nanoTime, 50, 1);
+        await().atMost(seconds(10)).pollInterval(Duration.ofMillis(5)).until(() -> {
+            listing.sweep();
+            return secondClient.getChildren().forPath(ROOT).isEmpty();
+        });
+    }
+
+    /** Once closed, the backend no longer hears of a suspended connection: its grants must not look held. */
+    @Test
+    void closingTheBackendReportsItsGrantsLost() throws Exception {
+        ZooKeeperLeaseBackend backend = new ZooKeeperLeaseBackend(firstClient, ROOT, SESSION_TIMEOUT);
+        List<String> reasons = new CopyOnWriteArrayList<>();
+        ZooKeeperLeaseBackend.ZkGrant watched = backend.tryAcquire(new GrantRequest("closed-a", seconds(10),
+                reasons::add)).orElseThrow();
+        ZooKeeperLeaseBackend.ZkGrant fresh = backend.tryAcquire(new GrantRequest("closed-b", seconds(10),
+                reasons::add)).orElseThrow();
+        assertThat(backend.renew(watched)).isTrue();
+        backend.close();
+        assertThat(reasons).hasSize(2).allSatisfy(reason -> assertThat(reason).contains("closed"));
+        assertThat(backend.renew(watched)).isFalse();
+        assertThat(backend.renew(fresh)).isFalse();
+        backend.release(watched);
+        backend.release(fresh);
+        assertThat(firstClient.checkExists().forPath(ROOT + "/closed-a/holder")).isNull();
     }
 
     /**
