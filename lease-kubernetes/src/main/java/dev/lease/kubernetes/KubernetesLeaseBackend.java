@@ -354,10 +354,15 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
             token = -1;
         }
         long value = token;
-        long previous = lastTokens.merge(name, value, Math::max);
-        if (value <= 0 || previous != value) {
+        long[] previous = {0};
+        // Strictly greater: a token equal to an earlier one would let two holders pass the same fence.
+        lastTokens.compute(name, (k, old) -> {
+            previous[0] = old == null ? 0 : old;
+            return old == null || value > old ? value : old;
+        });
+        if (value <= 0 || value <= previous[0]) {
             String why = value <= 0 ? "its resourceVersion '" + version + "' is not a positive integer"
-                    : "its resourceVersion " + value + " is not greater than the token " + previous
+                    : "its resourceVersion " + value + " is not greater than the token " + previous[0]
                             + " granted earlier here";
             freeQuietly(name, written);
             throw new IllegalStateException("Lease '" + name + "' was granted, but " + why + ", so it cannot serve as "

@@ -137,6 +137,26 @@ class KubernetesLeaseBackendTest {
         second.release(two);
     }
 
+    /**
+     * A server that breaks KEP-5504's promise and answers a grant with the resourceVersion of an earlier grant: the
+     * equal token is refused (two holders must never pass the same fence), and the request's object is freed.
+     */
+    @Test
+    void aGrantWhoseResourceVersionRepeatsAnEarlierTokenIsRefused() throws Exception {
+        KubernetesLeaseBackend.KubernetesGrant one = grant(first, seconds(5)).orElseThrow();
+        first.release(one);
+        server.answerNextLeaseWriteWithVersion(String.valueOf(one.token().getAsLong()));
+        GrantRequest repeated = new GrantRequest(name, seconds(5), reason -> { });
+        assertThatThrownBy(() -> first.tryAcquire(repeated)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("'" + name + "'")
+                .hasMessageContaining("is not greater than the token " + one.token().getAsLong());
+        first.abandon(repeated);
+        assertThat(stored().getSpec().getHolderIdentity()).as("the refused grant's object freed").isNull();
+        KubernetesLeaseBackend.KubernetesGrant three = grant(first, seconds(5)).orElseThrow();
+        assertThat(three.token().getAsLong()).isGreaterThan(one.token().getAsLong());
+        first.release(three);
+    }
+
     @Test
     void everyWriteIsConditionalOnTheResourceVersionAndEveryRenewalChangesTheObject() throws Exception {
         Lease unconditional = new LeaseBuilder().withNewMetadata().withName("lease-" + name).withNamespace("test")

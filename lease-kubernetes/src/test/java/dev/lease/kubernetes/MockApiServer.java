@@ -44,6 +44,7 @@ final class MockApiServer implements AutoCloseable {
     private volatile int gap;
     private final java.util.concurrent.atomic.AtomicInteger watchRequests = new java.util.concurrent.atomic.AtomicInteger();
     private final AtomicReference<Consumer<Lease>> beforeNextLeaseUpdate = new AtomicReference<>();
+    private final AtomicReference<String> nextLeaseWriteAnswersVersion = new AtomicReference<>();
 
     MockApiServer() {
         Map<io.fabric8.mockwebserver.ServerRequest, java.util.Queue<io.fabric8.mockwebserver.ServerResponse>> none = new HashMap<>();
@@ -71,6 +72,14 @@ final class MockApiServer implements AutoCloseable {
      */
     void beforeNextLeaseUpdate(Consumer<Lease> competitor) {
         beforeNextLeaseUpdate.set(competitor);
+    }
+
+    /**
+     * Lets the next successful Lease write through, but answers it with {@code resourceVersion} in place of the
+     * stored one: a server that repeats a resourceVersion, breaking KEP-5504's promise.
+     */
+    void answerNextLeaseWriteWithVersion(String resourceVersion) {
+        nextLeaseWriteAnswersVersion.set(resourceVersion);
     }
 
     /**
@@ -164,6 +173,13 @@ final class MockApiServer implements AutoCloseable {
             if (leaseWrite && response.code() < 300) {
                 for (int i = 0; i < gap; i++) {
                     crud.requestResourceVersion();
+                }
+                String answered = nextLeaseWriteAnswersVersion.getAndSet(null);
+                if (answered != null) {
+                    Lease stored = Serialization.unmarshal(response.getBody().readUtf8(), Lease.class);
+                    stored.getMetadata().setResourceVersion(answered);
+                    return new MockResponse().setResponseCode(response.code())
+                            .setHeader("Content-Type", "application/json").setBody(Serialization.asJson(stored));
                 }
             }
             return response;
