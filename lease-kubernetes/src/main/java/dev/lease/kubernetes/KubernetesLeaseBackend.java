@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -66,10 +66,18 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
     private final LeaseObjectNames names;
     private final String holderIdentity;
     private final ServerVersion serverVersion;
-    /** Per Lease object: the resourceVersion this instance last read and when it first read it. */
-    private final Map<String, Observed> observed = new ConcurrentHashMap<>();
-    /** Per lease name: the highest token granted here, a last check that the server keeps its promise. */
-    private final Map<String, Long> lastTokens = new ConcurrentHashMap<>();
+    /** How many observations of held Lease objects are kept at most; see {@link Observations}. */
+    static final int OBSERVATION_LIMIT = 10_000;
+
+    private final Observations observed;
+    /**
+     * The highest token granted here, over all names: a last check that the server keeps KEP-5504's promise. One
+     * number, not one per name (names may be per entity and unbounded), and a stronger check: resourceVersions are
+     * cluster-wide, so a grant's write must get a greater one than every write that completed before it was sent,
+     * whatever the name. Each request compares with the value read before it is sent, never with grants completing
+     * meanwhile (those may rightly carry greater versions), so a server keeping its promise is never refused.
+     */
+    private final AtomicLong highestToken = new AtomicLong();
     private final ObjectWatches watches;
     private final boolean useWatches;
 
@@ -93,6 +101,12 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
      */
     KubernetesLeaseBackend(KubernetesClient client, String namespace, String namePrefix, String holderIdentity,
             boolean watch) {
+        this(client, namespace, namePrefix, holderIdentity, watch, OBSERVATION_LIMIT);
+    }
+
+    KubernetesLeaseBackend(KubernetesClient client, String namespace, String namePrefix, String holderIdentity,
+            boolean watch, int observationLimit) {
+        this.observed = new Observations(observationLimit);
         this.useWatches = watch;
         this.client = Objects.requireNonNull(client, "client");
         this.namespace = Objects.requireNonNull(namespace, "namespace");
@@ -151,6 +165,7 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
     public Optional<KubernetesGrant> tryAcquire(GrantRequest request) throws Exception {
         String name = request.name();
         String objectName = names.objectName(name);
+        long tokenFloor = highestToken.get();
         Lease current = leases().withName(objectName).get();
         long readAt = System.nanoTime();
         int duration = durationSeconds(request.ttl());
@@ -173,8 +188,9 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
             }
             throw ex;
         }
-        observed.remove(objectName);
-        KubernetesGrant grant = new KubernetesGrant(name, issuesFencingTokens() ? token(name, written) : null, written);
+        observed.forget(objectName);
+        KubernetesGrant grant = new KubernetesGrant(name,
+                issuesFencingTokens() ? token(name, written, tokenFloor) : null, written);
         log.debug("Lease '" + name + "' acquired as Lease " + namespace + "/" + objectName + " by " + holderIdentity
                 + (grant.token != null ? " (token " + grant.token + ")" : ""));
         return Optional.of(grant);
@@ -187,15 +203,16 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
     private boolean heldUnexpired(String objectName, Lease current, long readAt, Duration ttl) {
         LeaseSpec spec = current.getSpec();
         if (spec == null || spec.getHolderIdentity() == null || spec.getHolderIdentity().isEmpty()) {
+            // Free: nobody's expiry to judge any more (a later holder is observed afresh).
+            observed.forget(objectName);
             return false;
         }
         String version = current.getMetadata().getResourceVersion();
-        Observed seen = observed.compute(objectName,
-                (k, old) -> old != null && old.resourceVersion().equals(version) ? old : new Observed(version, readAt));
+        long firstSeenAt = observed.firstSeenAt(objectName, version, readAt);
         Integer seconds = spec.getLeaseDurationSeconds();
         // A holder that wrote no (or no positive) duration is given our own ttl, rounded up as we would write it.
         long durationNanos = TimeUnit.SECONDS.toNanos(seconds != null && seconds > 0 ? seconds : durationSeconds(ttl));
-        return readAt - seen.firstSeenAt() < durationNanos;
+        return readAt - firstSeenAt < durationNanos;
     }
 
     @Override
@@ -275,8 +292,7 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
             sleepUntil(until);
             return;
         }
-        Observed seen = observed.get(objectName);
-        ObjectWatches.ObjectWatch watch = watches.join(objectName, seen == null ? null : seen.resourceVersion());
+        ObjectWatches.ObjectWatch watch = watches.join(objectName, observed.version(objectName));
         try {
             if (watch.await(until)) {
                 sleepUntil(until);
@@ -342,9 +358,10 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
 
     /**
      * The token of the write that just granted {@code name}: its resourceVersion as a number, refused unless it is a
-     * positive integer greater than every token granted here before (a server keeping KEP-5504's promise passes).
+     * positive integer greater than every token granted here before the request was sent ({@code floor}); a server
+     * keeping KEP-5504's promise passes.
      */
-    private long token(String name, Lease written) {
+    private long token(String name, Lease written, long floor) {
         String version = written.getMetadata().getResourceVersion();
         long token;
         try {
@@ -354,15 +371,10 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
             token = -1;
         }
         long value = token;
-        long[] previous = {0};
         // Strictly greater: a token equal to an earlier one would let two holders pass the same fence.
-        lastTokens.compute(name, (k, old) -> {
-            previous[0] = old == null ? 0 : old;
-            return old == null || value > old ? value : old;
-        });
-        if (value <= 0 || value <= previous[0]) {
+        if (value <= 0 || value <= floor) {
             String why = value <= 0 ? "its resourceVersion '" + version + "' is not a positive integer"
-                    : "its resourceVersion " + value + " is not greater than the token " + previous[0]
+                    : "its resourceVersion " + value + " is not greater than the token " + floor
                             + " granted earlier here";
             freeQuietly(name, written);
             throw new IllegalStateException("Lease '" + name + "' was granted, but " + why + ", so it cannot serve as "
@@ -370,7 +382,13 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
                     + "; comparable resourceVersions need " + ServerVersion.COMPARABLE_RESOURCE_VERSIONS.text() + "+). "
                     + "The grant was given up.");
         }
+        highestToken.accumulateAndGet(value, Math::max);
         return value;
+    }
+
+    /** How many observations of held Lease objects are kept, for tests. */
+    int observations() {
+        return observed.size();
     }
 
     private void freeQuietly(String name, Lease written) {
@@ -412,10 +430,6 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
 
     private static String tokenText(KubernetesGrant grant) {
         return grant.token != null ? " (token " + grant.token + ")" : "";
-    }
-
-    /** A resourceVersion of one Lease object as first read here, on this JVM's monotonic clock. */
-    private record Observed(String resourceVersion, long firstSeenAt) {
     }
 
     /**

@@ -157,6 +157,41 @@ class KubernetesLeaseBackendTest {
         first.release(three);
     }
 
+    /**
+     * Per-entity names ({@code invoice-42}) must not make the backend's memory grow without limit: names acquired and
+     * released, or waited for and then granted, leave nothing behind, and busy names given up on are kept at most up
+     * to the limit (forgetting one only makes a later takeover wait longer).
+     */
+    @Test
+    void manyDistinctNamesLeaveNoPerNameStateBehind() throws Exception {
+        KubernetesLeaseBackend bounded = new KubernetesLeaseBackend(client, "test", "lease-", "bounded", false, 5);
+        long lastToken = 0;
+        for (int i = 0; i < 30; i++) {
+            KubernetesLeaseBackend.KubernetesGrant grant = bounded.tryAcquire(
+                    new GrantRequest(name + "-" + i, seconds(5), reason -> { })).orElseThrow();
+            assertThat(grant.token().getAsLong()).isGreaterThan(lastToken);
+            lastToken = grant.token().getAsLong();
+            bounded.release(grant);
+        }
+        assertThat(bounded.observations()).as("acquired and released").isZero();
+        java.util.List<KubernetesLeaseBackend.KubernetesGrant> held = new java.util.ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            held.add(second.tryAcquire(new GrantRequest(name + "-busy-" + i, seconds(30), reason -> { }))
+                    .orElseThrow());
+            assertThat(bounded.tryAcquire(new GrantRequest(name + "-busy-" + i, seconds(5), reason -> { })))
+                    .isEmpty();
+        }
+        assertThat(bounded.observations()).as("busy names given up on, at most the limit").isEqualTo(5);
+        for (KubernetesLeaseBackend.KubernetesGrant grant : held) {
+            second.release(grant);
+        }
+        for (int i = 7; i < 12; i++) {
+            bounded.release(bounded.tryAcquire(new GrantRequest(name + "-busy-" + i, seconds(5), reason -> { }))
+                    .orElseThrow());
+        }
+        assertThat(bounded.observations()).as("waited for, then granted").isZero();
+    }
+
     @Test
     void everyWriteIsConditionalOnTheResourceVersionAndEveryRenewalChangesTheObject() throws Exception {
         Lease unconditional = new LeaseBuilder().withNewMetadata().withName("lease-" + name).withNamespace("test")
