@@ -182,6 +182,9 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
             }
         }
         catch (KubernetesClientException ex) {
+            if (ex.getCode() == 409) {
+                ownWriteAnswerLost(request, objectName, ex);
+            }
             if (ex.getCode() == 409 || ex.getCode() == 404) {
                 // Someone else wrote (or deleted) the object since our read: it is theirs, or changing; busy for now.
                 return Optional.empty();
@@ -194,6 +197,33 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
         log.debug("Lease '" + name + "' acquired as Lease " + namespace + "/" + objectName + " by " + holderIdentity
                 + (grant.token != null ? " (token " + grant.token + ")" : ""));
         return Optional.of(grant);
+    }
+
+    /**
+     * Throws when a 409 answered a retry of this very request's write: the first try landed (the object carries this
+     * request's attempt id and our identity) but its answer was lost, so the client sent it again. Read as busy, that
+     * would block our own name for the whole lease duration. It is thrown as a failure rather than taken as the
+     * grant: the write's own answer (its resourceVersion, the token) never arrived, and the object may have changed
+     * since, so this request cannot tell its token for sure. The engine then abandons the request, which frees the
+     * object only if it still carries this attempt id (conditional on the version read), and retries while the
+     * caller may still wait.
+     */
+    private void ownWriteAnswerLost(GrantRequest request, String objectName, KubernetesClientException conflict)
+            throws java.io.IOException {
+        Lease now;
+        try {
+            now = leases().withName(objectName).get();
+        }
+        catch (KubernetesClientException ex) {
+            conflict.addSuppressed(ex);
+            return;
+        }
+        if (now != null && now.getSpec() != null && holderIdentity.equals(now.getSpec().getHolderIdentity())
+                && request.attempt().equals(annotation(now))) {
+            throw new java.io.IOException("Lease '" + request.name() + "': the write of this grant request reached "
+                    + "Lease " + namespace + "/" + objectName + ", but its answer was lost and the retried write got "
+                    + "409; the request is given up and its object freed", conflict);
+        }
     }
 
     /**

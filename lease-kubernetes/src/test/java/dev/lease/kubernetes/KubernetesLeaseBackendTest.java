@@ -192,6 +192,44 @@ class KubernetesLeaseBackendTest {
         assertThat(bounded.observations()).as("waited for, then granted").isZero();
     }
 
+    /**
+     * The create (or the update) of this very request landed but its answer was lost, and the client's retry got 409:
+     * not "busy" (that would block our own name for the lease duration) but a failure the engine abandons, which frees
+     * the object this request wrote.
+     */
+    @Test
+    void a409OnARetryOfOurOwnLandedWriteIsAFailureThatIsAbandonedNotBusy() throws Exception {
+        for (boolean create : new boolean[] {true, false}) {
+            String lease = name + (create ? "-create" : "-update");
+            if (!create) {
+                second.release(second.tryAcquire(new GrantRequest(lease, seconds(5), reason -> { })).orElseThrow());
+            }
+            server.loseNextLeaseWriteAnswer();
+            GrantRequest request = new GrantRequest(lease, seconds(30), reason -> { });
+            assertThatThrownBy(() -> first.tryAcquire(request)).as(create ? "create" : "update")
+                    .hasMessageContaining("'" + lease + "'").hasMessageContaining("answer was lost");
+            Lease written = client.leases().inNamespace("test").withName("lease-" + lease).get();
+            assertThat(written.getSpec().getHolderIdentity()).as("the lost write landed").isEqualTo("first");
+            first.abandon(request);
+            assertThat(client.leases().inNamespace("test").withName("lease-" + lease).get().getSpec()
+                    .getHolderIdentity()).as("freed by the abandon").isNull();
+            first.release(first.tryAcquire(new GrantRequest(lease, seconds(5), reason -> { })).orElseThrow());
+        }
+    }
+
+    /** Through the engine: a lost answer costs one retry, not the 5 min lease duration the write asked for. */
+    @Test
+    void theEngineRetriesAfterItsOwnLostWriteAnswerAndGetsTheLease() {
+        server.loseNextLeaseWriteAnswer();
+        try (LeaseEngine engine = new LeaseEngine(BackendRouter.of(Map.of(LeaseKind.CORRECTNESS, first)),
+                LeaseDefaults.standard())) {
+            boolean granted = engine.execute(LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(Duration.ofMinutes(5))
+                    .withWaitFor(seconds(20)), lease -> lease.hasToken());
+            assertThat(granted).isTrue();
+        }
+        assertThat(stored().getSpec().getHolderIdentity()).isNull();
+    }
+
     @Test
     void everyWriteIsConditionalOnTheResourceVersionAndEveryRenewalChangesTheObject() throws Exception {
         Lease unconditional = new LeaseBuilder().withNewMetadata().withName("lease-" + name).withNamespace("test")
