@@ -466,7 +466,7 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
      * A grant of this backend: the lease name, the token (the acquiring write's resourceVersion) and the Lease object
      * as last written, whose resourceVersion the next renewal or the release is conditional on. Equal only to itself.
      */
-    public static final class KubernetesGrant implements Grant {
+    static final class KubernetesGrant implements Grant {
 
         private final String name;
         private final Long token;
