@@ -42,10 +42,10 @@ import dev.lease.spi.LeaseBackend;
  *
  * <p>Expiry is judged as client-go judges it: a competitor takes over a held Lease only after it has itself observed
  * the object unchanged (same {@code resourceVersion}) for the lease duration written in it, measured on its own
- * monotonic clock from the moment its read returned. Wall clocks of different nodes are never compared;
+ * monotonic clock from the moment its read returned, plus a margin ({@link #takeoverMarginNanos}). Wall clocks of different nodes are never compared;
  * {@code renewTime} and {@code acquireTime} are written for people and other tools only. The holder writes a duration
  * of its ttl rounded up to whole seconds and counts its own validity from before its request, so its validity ends
- * before any competitor can take over (as long as the two clocks run at about the same rate). Every renewal writes a
+ * before any competitor can take over (as long as the two clocks' rates differ by less than the margin). Every renewal writes a
  * new {@code renewTime}, so that it always changes the object and its {@code resourceVersion}.
  *
  * <p>The backend uses, and never closes, the {@link KubernetesClient} it is given. It needs {@code get},
@@ -242,7 +242,7 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
         Integer seconds = spec.getLeaseDurationSeconds();
         // A holder that wrote no (or no positive) duration is given our own ttl, rounded up as we would write it.
         long durationNanos = TimeUnit.SECONDS.toNanos(seconds != null && seconds > 0 ? seconds : durationSeconds(ttl));
-        return readAt - firstSeenAt < durationNanos;
+        return readAt - firstSeenAt < durationNanos + takeoverMarginNanos(durationNanos);
     }
 
     @Override
@@ -434,6 +434,18 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
     private static String annotation(Lease lease) {
         Map<String, String> annotations = lease.getMetadata().getAnnotations();
         return annotations == null ? null : annotations.get(ATTEMPT_ANNOTATION);
+    }
+
+    /**
+     * How much longer than the lease duration a competitor waits before it takes over: a tenth of the duration, at
+     * least one second. Without it, a ttl of whole seconds leaves the holder's validity and the takeover apart only by
+     * the request's latency, and safety would rest on the two monotonic clocks running at exactly the same rate. Clocks
+     * kept by NTP differ in rate by well under 0.1%, so a tenth leaves room for far worse ones (a drifting VM clock);
+     * the second covers what a share of a short lease cannot: timer and scheduling delays on a loaded host, and the
+     * holder's thread noticing the end of its validity. It only ever delays a takeover, never a release.
+     */
+    static long takeoverMarginNanos(long durationNanos) {
+        return Math.max(TimeUnit.SECONDS.toNanos(1), durationNanos / 10);
     }
 
     /** The ttl in whole seconds, rounded up (a competitor waits at least the ttl), at least one. */

@@ -311,13 +311,22 @@ class KubernetesLeaseBackendTest {
                 second.tryAcquire(new GrantRequest(lease, seconds(5), reason -> { })).ifPresent(taken::set);
                 return taken.get() != null;
             });
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("taken over only after the lease duration, "
-                    + "holder's clock %+d h", skewHours).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("taken over only after the lease duration "
+                    + "(1 s) and the margin (1 s), holder's clock %+d h", skewHours)
+                    .isGreaterThanOrEqualTo(Duration.ofSeconds(2));
             assertThat(taken.get().token().getAsLong()).isGreaterThan(held.token().getAsLong());
             first.release(held);
             assertThat(second.renew(taken.get())).as("the stale release left the successor's lease").isTrue();
             second.release(taken.get());
         }
+    }
+
+    @Test
+    void competitorsWaitATenthOfTheLeaseDurationMoreAndAtLeastASecond() {
+        assertThat(KubernetesLeaseBackend.takeoverMarginNanos(Duration.ofSeconds(2).toNanos()))
+                .isEqualTo(Duration.ofSeconds(1).toNanos());
+        assertThat(KubernetesLeaseBackend.takeoverMarginNanos(Duration.ofSeconds(30).toNanos()))
+                .isEqualTo(Duration.ofSeconds(3).toNanos());
     }
 
     @Test
