@@ -215,8 +215,9 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
             now = leases().withName(objectName).get();
         }
         catch (KubernetesClientException ex) {
-            conflict.addSuppressed(ex);
-            return;
+            // Cannot tell whose write it was: a failure (abandoned, so freed if ours), not "busy" for the duration.
+            ex.addSuppressed(conflict);
+            throw ex;
         }
         if (now != null && now.getSpec() != null && holderIdentity.equals(now.getSpec().getHolderIdentity())
                 && request.attempt().equals(annotation(now))) {
