@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -42,10 +42,10 @@ import dev.lease.spi.LeaseBackend;
  *
  * <p>Expiry is judged as client-go judges it: a competitor takes over a held Lease only after it has itself observed
  * the object unchanged (same {@code resourceVersion}) for the lease duration written in it, measured on its own
- * monotonic clock from the moment its read returned. Wall clocks of different nodes are never compared;
+ * monotonic clock from the moment its read returned, plus a margin ({@link #takeoverMarginNanos}). Wall clocks of different nodes are never compared;
  * {@code renewTime} and {@code acquireTime} are written for people and other tools only. The holder writes a duration
  * of its ttl rounded up to whole seconds and counts its own validity from before its request, so its validity ends
- * before any competitor can take over (as long as the two clocks run at about the same rate). Every renewal writes a
+ * before any competitor can take over (as long as the two clocks' rates differ by less than the margin). Every renewal writes a
  * new {@code renewTime}, so that it always changes the object and its {@code resourceVersion}.
  *
  * <p>The backend uses, and never closes, the {@link KubernetesClient} it is given. It needs {@code get},
@@ -66,10 +66,18 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
     private final LeaseObjectNames names;
     private final String holderIdentity;
     private final ServerVersion serverVersion;
-    /** Per Lease object: the resourceVersion this instance last read and when it first read it. */
-    private final Map<String, Observed> observed = new ConcurrentHashMap<>();
-    /** Per lease name: the highest token granted here, a last check that the server keeps its promise. */
-    private final Map<String, Long> lastTokens = new ConcurrentHashMap<>();
+    /** How many observations of held Lease objects are kept at most; see {@link Observations}. */
+    static final int OBSERVATION_LIMIT = 10_000;
+
+    private final Observations observed;
+    /**
+     * The highest token granted here, over all names: a last check that the server keeps KEP-5504's promise. One
+     * number, not one per name (names may be per entity and unbounded), and a stronger check: resourceVersions are
+     * cluster-wide, so a grant's write must get a greater one than every write that completed before it was sent,
+     * whatever the name. Each request compares with the value read before it is sent, never with grants completing
+     * meanwhile (those may rightly carry greater versions), so a server keeping its promise is never refused.
+     */
+    private final AtomicLong highestToken = new AtomicLong();
     private final ObjectWatches watches;
     private final boolean useWatches;
 
@@ -93,6 +101,12 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
      */
     KubernetesLeaseBackend(KubernetesClient client, String namespace, String namePrefix, String holderIdentity,
             boolean watch) {
+        this(client, namespace, namePrefix, holderIdentity, watch, OBSERVATION_LIMIT);
+    }
+
+    KubernetesLeaseBackend(KubernetesClient client, String namespace, String namePrefix, String holderIdentity,
+            boolean watch, int observationLimit) {
+        this.observed = new Observations(observationLimit);
         this.useWatches = watch;
         this.client = Objects.requireNonNull(client, "client");
         this.namespace = Objects.requireNonNull(namespace, "namespace");
@@ -151,6 +165,7 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
     public Optional<KubernetesGrant> tryAcquire(GrantRequest request) throws Exception {
         String name = request.name();
         String objectName = names.objectName(name);
+        long tokenFloor = highestToken.get();
         Lease current = leases().withName(objectName).get();
         long readAt = System.nanoTime();
         int duration = durationSeconds(request.ttl());
@@ -167,17 +182,49 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
             }
         }
         catch (KubernetesClientException ex) {
+            if (ex.getCode() == 409) {
+                ownWriteAnswerLost(request, objectName, ex);
+            }
             if (ex.getCode() == 409 || ex.getCode() == 404) {
                 // Someone else wrote (or deleted) the object since our read: it is theirs, or changing; busy for now.
                 return Optional.empty();
             }
             throw ex;
         }
-        observed.remove(objectName);
-        KubernetesGrant grant = new KubernetesGrant(name, issuesFencingTokens() ? token(name, written) : null, written);
+        observed.forget(objectName);
+        KubernetesGrant grant = new KubernetesGrant(name,
+                issuesFencingTokens() ? token(name, written, tokenFloor) : null, written);
         log.debug("Lease '" + name + "' acquired as Lease " + namespace + "/" + objectName + " by " + holderIdentity
                 + (grant.token != null ? " (token " + grant.token + ")" : ""));
         return Optional.of(grant);
+    }
+
+    /**
+     * Throws when a 409 answered a retry of this very request's write: the first try landed (the object carries this
+     * request's attempt id and our identity) but its answer was lost, so the client sent it again. Read as busy, that
+     * would block our own name for the whole lease duration. It is thrown as a failure rather than taken as the
+     * grant: the write's own answer (its resourceVersion, the token) never arrived, and the object may have changed
+     * since, so this request cannot tell its token for sure. The engine then abandons the request, which frees the
+     * object only if it still carries this attempt id (conditional on the version read), and retries while the
+     * caller may still wait.
+     */
+    private void ownWriteAnswerLost(GrantRequest request, String objectName, KubernetesClientException conflict)
+            throws java.io.IOException {
+        Lease now;
+        try {
+            now = leases().withName(objectName).get();
+        }
+        catch (KubernetesClientException ex) {
+            // Cannot tell whose write it was: a failure (abandoned, so freed if ours), not "busy" for the duration.
+            ex.addSuppressed(conflict);
+            throw ex;
+        }
+        if (now != null && now.getSpec() != null && holderIdentity.equals(now.getSpec().getHolderIdentity())
+                && request.attempt().equals(annotation(now))) {
+            throw new java.io.IOException("Lease '" + request.name() + "': the write of this grant request reached "
+                    + "Lease " + namespace + "/" + objectName + ", but its answer was lost and the retried write got "
+                    + "409; the request is given up and its object freed", conflict);
+        }
     }
 
     /**
@@ -187,15 +234,16 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
     private boolean heldUnexpired(String objectName, Lease current, long readAt, Duration ttl) {
         LeaseSpec spec = current.getSpec();
         if (spec == null || spec.getHolderIdentity() == null || spec.getHolderIdentity().isEmpty()) {
+            // Free: nobody's expiry to judge any more (a later holder is observed afresh).
+            observed.forget(objectName);
             return false;
         }
         String version = current.getMetadata().getResourceVersion();
-        Observed seen = observed.compute(objectName,
-                (k, old) -> old != null && old.resourceVersion().equals(version) ? old : new Observed(version, readAt));
+        long firstSeenAt = observed.firstSeenAt(objectName, version, readAt);
         Integer seconds = spec.getLeaseDurationSeconds();
         // A holder that wrote no (or no positive) duration is given our own ttl, rounded up as we would write it.
         long durationNanos = TimeUnit.SECONDS.toNanos(seconds != null && seconds > 0 ? seconds : durationSeconds(ttl));
-        return readAt - seen.firstSeenAt() < durationNanos;
+        return readAt - firstSeenAt < durationNanos + takeoverMarginNanos(durationNanos);
     }
 
     @Override
@@ -275,8 +323,7 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
             sleepUntil(until);
             return;
         }
-        Observed seen = observed.get(objectName);
-        ObjectWatches.ObjectWatch watch = watches.join(objectName, seen == null ? null : seen.resourceVersion());
+        ObjectWatches.ObjectWatch watch = watches.join(objectName, observed.version(objectName));
         try {
             if (watch.await(until)) {
                 sleepUntil(until);
@@ -342,9 +389,10 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
 
     /**
      * The token of the write that just granted {@code name}: its resourceVersion as a number, refused unless it is a
-     * positive integer greater than every token granted here before (a server keeping KEP-5504's promise passes).
+     * positive integer greater than every token granted here before the request was sent ({@code floor}); a server
+     * keeping KEP-5504's promise passes.
      */
-    private long token(String name, Lease written) {
+    private long token(String name, Lease written, long floor) {
         String version = written.getMetadata().getResourceVersion();
         long token;
         try {
@@ -354,10 +402,10 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
             token = -1;
         }
         long value = token;
-        long previous = lastTokens.merge(name, value, Math::max);
-        if (value <= 0 || previous != value) {
+        // Strictly greater: a token equal to an earlier one would let two holders pass the same fence.
+        if (value <= 0 || value <= floor) {
             String why = value <= 0 ? "its resourceVersion '" + version + "' is not a positive integer"
-                    : "its resourceVersion " + value + " is not greater than the token " + previous
+                    : "its resourceVersion " + value + " is not greater than the token " + floor
                             + " granted earlier here";
             freeQuietly(name, written);
             throw new IllegalStateException("Lease '" + name + "' was granted, but " + why + ", so it cannot serve as "
@@ -365,7 +413,13 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
                     + "; comparable resourceVersions need " + ServerVersion.COMPARABLE_RESOURCE_VERSIONS.text() + "+). "
                     + "The grant was given up.");
         }
+        highestToken.accumulateAndGet(value, Math::max);
         return value;
+    }
+
+    /** How many observations of held Lease objects are kept, for tests. */
+    int observations() {
+        return observed.size();
     }
 
     private void freeQuietly(String name, Lease written) {
@@ -381,6 +435,18 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
     private static String annotation(Lease lease) {
         Map<String, String> annotations = lease.getMetadata().getAnnotations();
         return annotations == null ? null : annotations.get(ATTEMPT_ANNOTATION);
+    }
+
+    /**
+     * How much longer than the lease duration a competitor waits before it takes over: a tenth of the duration, at
+     * least one second. Without it, a ttl of whole seconds leaves the holder's validity and the takeover apart only by
+     * the request's latency, and safety would rest on the two monotonic clocks running at exactly the same rate. Clocks
+     * kept by NTP differ in rate by well under 0.1%, so a tenth leaves room for far worse ones (a drifting VM clock);
+     * the second covers what a share of a short lease cannot: timer and scheduling delays on a loaded host, and the
+     * holder's thread noticing the end of its validity. It only ever delays a takeover, never a release.
+     */
+    static long takeoverMarginNanos(long durationNanos) {
+        return Math.max(TimeUnit.SECONDS.toNanos(1), durationNanos / 10);
     }
 
     /** The ttl in whole seconds, rounded up (a competitor waits at least the ttl), at least one. */
@@ -409,15 +475,11 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
         return grant.token != null ? " (token " + grant.token + ")" : "";
     }
 
-    /** A resourceVersion of one Lease object as first read here, on this JVM's monotonic clock. */
-    private record Observed(String resourceVersion, long firstSeenAt) {
-    }
-
     /**
      * A grant of this backend: the lease name, the token (the acquiring write's resourceVersion) and the Lease object
      * as last written, whose resourceVersion the next renewal or the release is conditional on. Equal only to itself.
      */
-    public static final class KubernetesGrant implements Grant {
+    static final class KubernetesGrant implements Grant {
 
         private final String name;
         private final Long token;

@@ -137,6 +137,99 @@ class KubernetesLeaseBackendTest {
         second.release(two);
     }
 
+    /**
+     * A server that breaks KEP-5504's promise and answers a grant with the resourceVersion of an earlier grant: the
+     * equal token is refused (two holders must never pass the same fence), and the request's object is freed.
+     */
+    @Test
+    void aGrantWhoseResourceVersionRepeatsAnEarlierTokenIsRefused() throws Exception {
+        KubernetesLeaseBackend.KubernetesGrant one = grant(first, seconds(5)).orElseThrow();
+        first.release(one);
+        server.answerNextLeaseWriteWithVersion(String.valueOf(one.token().getAsLong()));
+        GrantRequest repeated = new GrantRequest(name, seconds(5), reason -> { });
+        assertThatThrownBy(() -> first.tryAcquire(repeated)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("'" + name + "'")
+                .hasMessageContaining("is not greater than the token " + one.token().getAsLong());
+        first.abandon(repeated);
+        assertThat(stored().getSpec().getHolderIdentity()).as("the refused grant's object freed").isNull();
+        KubernetesLeaseBackend.KubernetesGrant three = grant(first, seconds(5)).orElseThrow();
+        assertThat(three.token().getAsLong()).isGreaterThan(one.token().getAsLong());
+        first.release(three);
+    }
+
+    /**
+     * Per-entity names ({@code invoice-42}) must not make the backend's memory grow without limit: names acquired and
+     * released, or waited for and then granted, leave nothing behind, and busy names given up on are kept at most up
+     * to the limit (forgetting one only makes a later takeover wait longer).
+     */
+    @Test
+    void manyDistinctNamesLeaveNoPerNameStateBehind() throws Exception {
+        KubernetesLeaseBackend bounded = new KubernetesLeaseBackend(client, "test", "lease-", "bounded", false, 5);
+        long lastToken = 0;
+        for (int i = 0; i < 30; i++) {
+            KubernetesLeaseBackend.KubernetesGrant grant = bounded.tryAcquire(
+                    new GrantRequest(name + "-" + i, seconds(5), reason -> { })).orElseThrow();
+            assertThat(grant.token().getAsLong()).isGreaterThan(lastToken);
+            lastToken = grant.token().getAsLong();
+            bounded.release(grant);
+        }
+        assertThat(bounded.observations()).as("acquired and released").isZero();
+        java.util.List<KubernetesLeaseBackend.KubernetesGrant> held = new java.util.ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            held.add(second.tryAcquire(new GrantRequest(name + "-busy-" + i, seconds(30), reason -> { }))
+                    .orElseThrow());
+            assertThat(bounded.tryAcquire(new GrantRequest(name + "-busy-" + i, seconds(5), reason -> { })))
+                    .isEmpty();
+        }
+        assertThat(bounded.observations()).as("busy names given up on, at most the limit").isEqualTo(5);
+        for (KubernetesLeaseBackend.KubernetesGrant grant : held) {
+            second.release(grant);
+        }
+        for (int i = 7; i < 12; i++) {
+            bounded.release(bounded.tryAcquire(new GrantRequest(name + "-busy-" + i, seconds(5), reason -> { }))
+                    .orElseThrow());
+        }
+        assertThat(bounded.observations()).as("waited for, then granted").isZero();
+    }
+
+    /**
+     * The create (or the update) of this very request landed but its answer was lost, and the client's retry got 409:
+     * not "busy" (that would block our own name for the lease duration) but a failure the engine abandons, which frees
+     * the object this request wrote.
+     */
+    @Test
+    void a409OnARetryOfOurOwnLandedWriteIsAFailureThatIsAbandonedNotBusy() throws Exception {
+        for (boolean create : new boolean[] {true, false}) {
+            String lease = name + (create ? "-create" : "-update");
+            if (!create) {
+                second.release(second.tryAcquire(new GrantRequest(lease, seconds(5), reason -> { })).orElseThrow());
+            }
+            server.loseNextLeaseWriteAnswer();
+            GrantRequest request = new GrantRequest(lease, seconds(30), reason -> { });
+            assertThatThrownBy(() -> first.tryAcquire(request)).as(create ? "create" : "update")
+                    .hasMessageContaining("'" + lease + "'").hasMessageContaining("answer was lost");
+            Lease written = client.leases().inNamespace("test").withName("lease-" + lease).get();
+            assertThat(written.getSpec().getHolderIdentity()).as("the lost write landed").isEqualTo("first");
+            first.abandon(request);
+            assertThat(client.leases().inNamespace("test").withName("lease-" + lease).get().getSpec()
+                    .getHolderIdentity()).as("freed by the abandon").isNull();
+            first.release(first.tryAcquire(new GrantRequest(lease, seconds(5), reason -> { })).orElseThrow());
+        }
+    }
+
+    /** Through the engine: a lost answer costs one retry, not the 5 min lease duration the write asked for. */
+    @Test
+    void theEngineRetriesAfterItsOwnLostWriteAnswerAndGetsTheLease() {
+        server.loseNextLeaseWriteAnswer();
+        try (LeaseEngine engine = new LeaseEngine(BackendRouter.of(Map.of(LeaseKind.CORRECTNESS, first)),
+                LeaseDefaults.standard())) {
+            boolean granted = engine.execute(LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(Duration.ofMinutes(5))
+                    .withWaitFor(seconds(20)), lease -> lease.hasToken());
+            assertThat(granted).isTrue();
+        }
+        assertThat(stored().getSpec().getHolderIdentity()).isNull();
+    }
+
     @Test
     void everyWriteIsConditionalOnTheResourceVersionAndEveryRenewalChangesTheObject() throws Exception {
         Lease unconditional = new LeaseBuilder().withNewMetadata().withName("lease-" + name).withNamespace("test")
@@ -218,13 +311,22 @@ class KubernetesLeaseBackendTest {
                 second.tryAcquire(new GrantRequest(lease, seconds(5), reason -> { })).ifPresent(taken::set);
                 return taken.get() != null;
             });
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("taken over only after the lease duration, "
-                    + "holder's clock %+d h", skewHours).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("taken over only after the lease duration "
+                    + "(1 s) and the margin (1 s), holder's clock %+d h", skewHours)
+                    .isGreaterThanOrEqualTo(Duration.ofSeconds(2));
             assertThat(taken.get().token().getAsLong()).isGreaterThan(held.token().getAsLong());
             first.release(held);
             assertThat(second.renew(taken.get())).as("the stale release left the successor's lease").isTrue();
             second.release(taken.get());
         }
+    }
+
+    @Test
+    void competitorsWaitATenthOfTheLeaseDurationMoreAndAtLeastASecond() {
+        assertThat(KubernetesLeaseBackend.takeoverMarginNanos(Duration.ofSeconds(2).toNanos()))
+                .isEqualTo(Duration.ofSeconds(1).toNanos());
+        assertThat(KubernetesLeaseBackend.takeoverMarginNanos(Duration.ofSeconds(30).toNanos()))
+                .isEqualTo(Duration.ofSeconds(3).toNanos());
     }
 
     @Test

@@ -44,6 +44,9 @@ final class MockApiServer implements AutoCloseable {
     private volatile int gap;
     private final java.util.concurrent.atomic.AtomicInteger watchRequests = new java.util.concurrent.atomic.AtomicInteger();
     private final AtomicReference<Consumer<Lease>> beforeNextLeaseUpdate = new AtomicReference<>();
+    private final AtomicReference<String> nextLeaseWriteAnswersVersion = new AtomicReference<>();
+    private final java.util.concurrent.atomic.AtomicBoolean loseNextLeaseWriteAnswer =
+            new java.util.concurrent.atomic.AtomicBoolean();
 
     MockApiServer() {
         Map<io.fabric8.mockwebserver.ServerRequest, java.util.Queue<io.fabric8.mockwebserver.ServerResponse>> none = new HashMap<>();
@@ -71,6 +74,22 @@ final class MockApiServer implements AutoCloseable {
      */
     void beforeNextLeaseUpdate(Consumer<Lease> competitor) {
         beforeNextLeaseUpdate.set(competitor);
+    }
+
+    /**
+     * Lets the next successful Lease write through, but answers it with {@code resourceVersion} in place of the
+     * stored one: a server that repeats a resourceVersion, breaking KEP-5504's promise.
+     */
+    void answerNextLeaseWriteWithVersion(String resourceVersion) {
+        nextLeaseWriteAnswersVersion.set(resourceVersion);
+    }
+
+    /**
+     * Applies the next Lease write, then answers 409 as a real server answers the client's retry of a write whose
+     * answer was lost (the first try landed, so the retry's create finds the object, or its update a stale version).
+     */
+    void loseNextLeaseWriteAnswer() {
+        loseNextLeaseWriteAnswer.set(true);
     }
 
     /**
@@ -164,6 +183,20 @@ final class MockApiServer implements AutoCloseable {
             if (leaseWrite && response.code() < 300) {
                 for (int i = 0; i < gap; i++) {
                     crud.requestResourceVersion();
+                }
+                if (loseNextLeaseWriteAnswer.getAndSet(false)) {
+                    boolean create = "POST".equals(request.getMethod());
+                    return status(409, create ? "AlreadyExists" : "Conflict", create
+                            ? "leases.coordination.k8s.io already exists"
+                            : "Operation cannot be fulfilled on leases.coordination.k8s.io: the object has been "
+                                    + "modified; please apply your changes to the latest version and try again");
+                }
+                String answered = nextLeaseWriteAnswersVersion.getAndSet(null);
+                if (answered != null) {
+                    Lease stored = Serialization.unmarshal(response.getBody().readUtf8(), Lease.class);
+                    stored.getMetadata().setResourceVersion(answered);
+                    return new MockResponse().setResponseCode(response.code())
+                            .setHeader("Content-Type", "application/json").setBody(Serialization.asJson(stored));
                 }
             }
             return response;
