@@ -31,7 +31,7 @@ import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
 
 /**
- * Waiting on a watch, and leader election (what most users take this backend for), with backends that watch.
+ * Waiting on a watch, and leader election (what most users take this backend for).
  */
 class KubernetesWatchAndLeadershipTest {
 
@@ -101,7 +101,13 @@ class KubernetesWatchAndLeadershipTest {
             }
         };
         LeaseSpec spec = LeaseSpec.of("reports", LeaseKind.CORRECTNESS).withTtl(seconds(3));
-        try (LeaseEngine one = engineOn(first); LeaseEngine two = engineOn(second)) {
+        // A server of its own, and backends that poll: the mock server stalls for seconds after a watch closes (a
+        // real one does not), which the watch test just did, and which would otherwise eat this test's waits.
+        try (MockApiServer own = new MockApiServer().gap(2);
+                KubernetesClient oneClient = own.client(seconds(10));
+                KubernetesClient twoClient = own.client(seconds(10));
+                LeaseEngine one = engineOn(KubernetesTesting.pollingBackend(oneClient, "test", "one"));
+                LeaseEngine two = engineOn(KubernetesTesting.pollingBackend(twoClient, "test", "two"))) {
             Election a = one.election(spec, listener);
             Election b = two.election(spec, listener);
             a.start();
