@@ -63,8 +63,9 @@ enum Dialect {
     final String readDrawnToken;
 
     /**
-     * Inserts the shared token counter row (name bound) unless it exists, starting at the highest token in the table,
-     * so that switching an existing table to shared tokens keeps every name's tokens rising.
+     * Inserts a row (name bound) unless it exists, starting at the highest token in the table, read by the same
+     * statement: the shared token counter row, so that switching an existing table to shared tokens keeps every
+     * name's tokens rising, and a per-name row, so that a name whose row shared tokens deleted never restarts low.
      */
     final String insertCounter;
 

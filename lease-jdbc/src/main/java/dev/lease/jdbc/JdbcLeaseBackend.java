@@ -524,11 +524,15 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
     }
 
     /**
-     * Inserts the free row of a name seen for the first time; true when this call inserted it. The statement never
-     * fails on an existing row, except for H2's race between two first inserts.
+     * Inserts the free row of a name seen for the first time, or again after its row was deleted, carrying the highest
+     * token in the table (counter row included), read by the inserting statement itself: a row deleted under shared
+     * tokens may have issued any token up to that, and the first grant of the new row must lie above them all (with 0,
+     * an instance still or again on per-name tokens would hand out 1 for a name that already had 9000). True when
+     * this call inserted the row. The statement never fails on an existing row, except for H2's race between two
+     * first inserts.
      */
     private boolean insertRowIfAbsent(Call call, Statements sql, String name) throws SQLException {
-        Object[] args = sql.dialect.insertBindsNameTwice ? new Object[] {name, name} : new Object[] {name};
+        Object[] args = sql.dialect.insertCounterBindsNameTwice ? new Object[] {name, name} : new Object[] {name};
         try {
             return call.update(sql.insertIfAbsent, args) > 0;
         }
@@ -668,7 +672,7 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                     + " WHERE name = ? AND owner = ? AND token = ?";
             this.abandon = "UPDATE " + table + " SET owner = NULL, expires_at = " + dialect.now
                     + " WHERE name = ? AND owner = ?";
-            this.insertIfAbsent = String.format(dialect.insertIfAbsent, table, "0");
+            this.insertIfAbsent = String.format(dialect.insertCounter, table);
             this.insertIfAbsentWithToken = String.format(dialect.insertIfAbsent, table, "?");
             this.grantWithToken = "UPDATE " + table + " SET owner = ?, token = ?, expires_at = " + dialect.nowPlusMillis
                     + " WHERE name = ? AND (owner IS NULL OR expires_at <= " + dialect.now + ") AND token < ?";

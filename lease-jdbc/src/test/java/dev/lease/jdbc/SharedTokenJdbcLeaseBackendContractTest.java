@@ -79,16 +79,33 @@ abstract class SharedTokenJdbcLeaseBackendContractTest extends JdbcLeaseBackendC
         }
     }
 
-    /** The same sequence with per-name tokens restarts at 1: why deleting rows needs shared tokens. */
+    /**
+     * A row deleted under shared tokens, then re-created by an instance on per-name tokens (mid-rollout, or after a
+     * switch back): the new row starts at the table's highest token, so the name's tokens keep rising. Deleting rows
+     * with per-name tokens stays refused: a deleted row may carry the highest token of the table.
+     */
     @Test
-    void perNameTokensWouldRestartAfterADeletionWhichIsWhyTheyRefuseIt() throws Exception {
+    void aRowDeletedUnderSharedTokensIsReCreatedAbovePerNameTokens() throws Exception {
         String name = uniqueName();
+        JdbcLeaseBackend leases = (JdbcLeaseBackend) backend();
+        JdbcTemplate admin = new JdbcTemplate(dataSource());
+        var issued = grant(leases, name, seconds(30)).orElseThrow();
+        leases.release(issued);
+        // The name's row and the counter are far ahead of anything per-name counting alone would reach.
+        admin.update("UPDATE " + table() + " SET token = token + 9000 WHERE name = ? OR name = ?", name,
+                JdbcLeaseBackend.COUNTER_ROW);
+        long highest = issued.value() + 9000;
+        makeIdle(name);
+        assertThat(leases.deleteIdleRows()).as("rows deleted").isPositive();
+        assertThat(rows(name)).isZero();
+
         JdbcLeaseBackend perName = new JdbcLeaseBackend(dataSource(), table());
-        perName.release(grant(perName, name, seconds(30)).orElseThrow());
-        var second = grant(perName, name, seconds(30)).orElseThrow();
-        perName.release(second);
-        new JdbcTemplate(dataSource()).update("DELETE FROM " + table() + " WHERE name = ?", name);
-        assertThat(grant(perName, name, seconds(30)).orElseThrow().value()).isLessThan(second.value());
+        var again = grant(perName, name, seconds(30)).orElseThrow();
+        assertThat(again.value()).as("token after re-creation by a per-name instance").isGreaterThan(highest);
+        perName.release(again);
+        var next = grant(leases, name, seconds(30)).orElseThrow();
+        assertThat(next.value()).as("token of the shared instance afterwards").isGreaterThan(again.value());
+        leases.release(next);
 
         assertThatThrownBy(() -> new JdbcLeaseBackend(dataSource(), table(), Tokens.PER_NAME, Duration.ofHours(1)))
                 .isInstanceOf(IllegalArgumentException.class)
