@@ -3,9 +3,11 @@ package dev.lease.jdbc;
 import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -42,8 +44,53 @@ abstract class SharedTokenJdbcLeaseBackendContractTest extends JdbcLeaseBackendC
         return shared(dataSource);
     }
 
+    /** A backend that creates the table as it is with deletion on, index on expires_at included. */
+    static JdbcLeaseBackend creatingSchema(DataSource dataSource) {
+        return new JdbcLeaseBackend(dataSource, "lease_shared", Tokens.SHARED, Duration.ofHours(1));
+    }
+
+    /** Deleting only when a test says so: the backend's own thread would delete what a test is looking at. */
     private JdbcLeaseBackend shared(DataSource dataSource) {
-        return new JdbcLeaseBackend(dataSource, table(), Tokens.SHARED, IDLE);
+        JdbcLeaseBackend backend = new JdbcLeaseBackend(dataSource, table(), Tokens.SHARED, IDLE);
+        backend.sweepEvery(Duration.ofHours(1));
+        return backend;
+    }
+
+    /**
+     * Idle rows go in statements of at most {@link JdbcLeaseBackend#IDLE_BATCH} rows, each committed on its own, on a
+     * thread of the backend (not a grant's), which its close ends.
+     */
+    @Test
+    void idleRowsAreDeletedInBatchesOnAThreadOfTheBackendThatCloseEnds() throws Exception {
+        String prefix = uniqueName() + "-idle-";
+        int count = 2 * JdbcLeaseBackend.IDLE_BATCH + 5;
+        JdbcTemplate admin = new JdbcTemplate(dataSource());
+        for (int i = 0; i < count; i++) {
+            admin.update("INSERT INTO " + table() + " (name, owner, token, expires_at) VALUES (?, NULL, 1, "
+                    + dialect().nowPlusMillis + ")", prefix + i, -Duration.ofMinutes(1).toMillis());
+        }
+        List<String> prepared = Collections.synchronizedList(new ArrayList<>());
+        JdbcLeaseBackend sweeping = new JdbcLeaseBackend(preparedSql(dataSource(), prepared), table(),
+                Tokens.SHARED, IDLE);
+        sweeping.sweepEvery(Duration.ofMillis(50));
+        try {
+            assertThat(sweeping.sweepingIdleRows()).as("deleting before the first grant").isFalse();
+            sweeping.release(grant(sweeping, uniqueName(), seconds(30)).orElseThrow());
+            assertThat(sweeping.sweepingIdleRows()).as("deleting after the first grant").isTrue();
+            await("idle rows deleted").atMost(seconds(30))
+                    .until(() -> admin.queryForObject("SELECT COUNT(*) FROM " + table() + " WHERE name LIKE ?",
+                            Integer.class, prefix + "%") == 0);
+            List<String> deletions;
+            synchronized (prepared) {
+                deletions = prepared.stream().filter(sql -> sql.startsWith("DELETE")).toList();
+            }
+            assertThat(deletions).as("deleting statements").hasSizeGreaterThanOrEqualTo(3)
+                    .allMatch(sql -> sql.contains("LIMIT ?") || sql.contains("FETCH FIRST ? ROWS ONLY"), "bounded");
+        }
+        finally {
+            sweeping.close();
+        }
+        assertThat(sweeping.sweepingIdleRows()).as("deleting after close").isFalse();
     }
 
     /** Replaces the per-name version: with a shared counter, two names never get the same token. */
