@@ -356,8 +356,8 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                     log.debug("Deleted " + deleted + " idle lease rows of " + table);
                 }
             }
-            catch (DataAccessException | IllegalStateException ex) {
-                // Leases are unaffected; the next sweep tries again.
+            catch (RuntimeException ex) {
+                // Leases are unaffected; the next sweep tries again (the thread must outlive any one failure).
                 log.debug("Could not delete idle lease rows of " + table + ": " + ex);
             }
         }

@@ -165,9 +165,9 @@ abstract class SharedTokenJdbcLeaseBackendContractTest extends JdbcLeaseBackendC
         JdbcLeaseBackend leases = (JdbcLeaseBackend) backend();
         var held = grant(leases, name, Duration.ofHours(1)).orElseThrow();
         var expired = grant(leases, name + "-expired", seconds(30)).orElseThrow();
-        // Expired on the database clock, but not yet for delete-idle-after.
-        new JdbcTemplate(dataSource()).update("UPDATE " + table() + " SET expires_at = " + dialect().now
-                + " WHERE name = ?", expired.name());
+        // Expired a minute ago on the database clock: idle for longer than 1 ms, not yet for an hour. (Expired "now",
+        // a deletion within the same millisecond on a fast H2 found nothing idle yet.)
+        makeIdle(expired.name());
         JdbcLeaseBackend slow = new JdbcLeaseBackend(dataSource(), table(), Tokens.SHARED, Duration.ofHours(1));
         slow.deleteIdleRows();
         assertThat(rows(expired.name())).as("expired, not yet idle for an hour").isEqualTo(1);
