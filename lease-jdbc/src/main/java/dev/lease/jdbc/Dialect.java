@@ -14,7 +14,9 @@ enum Dialect {
                     + " ON CONFLICT (name) DO NOTHING", false,
             "UPDATE %1$s SET token = token + 1 WHERE name = ? RETURNING token", null,
             "INSERT INTO %1$s (name, owner, token, expires_at) SELECT ?, NULL, COALESCE(MAX(token), 0),"
-                    + " CURRENT_TIMESTAMP FROM %1$s ON CONFLICT (name) DO NOTHING", false),
+                    + " CURRENT_TIMESTAMP FROM %1$s ON CONFLICT (name) DO NOTHING", false,
+            // No DELETE ... LIMIT: the rows are picked and locked by the subquery, skipping any a grant holds now.
+            "DELETE FROM %1$s WHERE name IN (SELECT name FROM %1$s WHERE %2$s LIMIT ? FOR UPDATE SKIP LOCKED)"),
 
     // UTC into a DATETIME column: CURRENT_TIMESTAMP is session-local time, which a daylight saving change skips or
     // repeats, so a lease computed from it can be stored an hour off or fail to be stored at all.
@@ -24,7 +26,8 @@ enum Dialect {
             // No UPDATE ... RETURNING: LAST_INSERT_ID(expr) keeps the new value for this connection alone.
             "UPDATE %1$s SET token = LAST_INSERT_ID(token + 1) WHERE name = ?", "SELECT LAST_INSERT_ID()",
             "INSERT IGNORE INTO %1$s (name, owner, token, expires_at) SELECT ?, NULL, COALESCE(MAX(token), 0),"
-                    + " UTC_TIMESTAMP(6) FROM %1$s", false),
+                    + " UTC_TIMESTAMP(6) FROM %1$s", false,
+            "DELETE FROM %1$s WHERE %2$s LIMIT ?"),
 
     H2("h2", "CURRENT_TIMESTAMP",
             "DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP)",
@@ -32,7 +35,8 @@ enum Dialect {
                     + " WHERE NOT EXISTS (SELECT 1 FROM %1$s WHERE name = ?)", true,
             "SELECT token FROM FINAL TABLE (UPDATE %1$s SET token = token + 1 WHERE name = ?)", null,
             "INSERT INTO %1$s (name, owner, token, expires_at) SELECT ?, NULL, COALESCE(MAX(token), 0),"
-                    + " CURRENT_TIMESTAMP FROM %1$s WHERE NOT EXISTS (SELECT 1 FROM %1$s WHERE name = ?)", true);
+                    + " CURRENT_TIMESTAMP FROM %1$s WHERE NOT EXISTS (SELECT 1 FROM %1$s WHERE name = ?)", true,
+            "DELETE FROM %1$s WHERE %2$s FETCH FIRST ? ROWS ONLY");
 
     /** Suffix of the schema script, {@code schema-<platform>.sql}. */
     final String platform;
@@ -63,16 +67,24 @@ enum Dialect {
     final String readDrawnToken;
 
     /**
-     * Inserts the shared token counter row (name bound) unless it exists, starting at the highest token in the table,
-     * so that switching an existing table to shared tokens keeps every name's tokens rising.
+     * Inserts a row (name bound) unless it exists, starting at the highest token in the table, read by the same
+     * statement: the shared token counter row, so that switching an existing table to shared tokens keeps every
+     * name's tokens rising, and a per-name row, so that a name whose row shared tokens deleted never restarts low.
      */
     final String insertCounter;
 
     /** Whether {@link #insertCounter} binds the name twice. */
     final boolean insertCounterBindsNameTwice;
 
+    /**
+     * Deletes at most a bound number of the rows matching a condition; table as {@code %1$s}, the condition (with
+     * its own bind parameters, bound first) as {@code %2$s}.
+     */
+    final String deleteIdle;
+
     Dialect(String platform, String now, String nowPlusMillis, String insertIfAbsent, boolean insertBindsNameTwice,
-            String drawToken, String readDrawnToken, String insertCounter, boolean insertCounterBindsNameTwice) {
+            String drawToken, String readDrawnToken, String insertCounter, boolean insertCounterBindsNameTwice,
+            String deleteIdle) {
         this.platform = platform;
         this.now = now;
         this.nowPlusMillis = nowPlusMillis;
@@ -82,6 +94,7 @@ enum Dialect {
         this.readDrawnToken = readDrawnToken;
         this.insertCounter = insertCounter;
         this.insertCounterBindsNameTwice = insertCounterBindsNameTwice;
+        this.deleteIdle = deleteIdle;
     }
 
     /**

@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
@@ -74,6 +74,9 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
      */
     static final int RENEW_CHUNK = 500;
 
+    /** Most idle rows one deleting statement takes, so that it holds few row locks for a short time. */
+    static final int IDLE_BATCH = 100;
+
     /**
      * The name of the shared token counter row. The engine refuses blank lease names, so it can never be a lease's
      * row.
@@ -88,7 +91,8 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
     private final JdbcTemplate jdbc;
     private final Tokens tokens;
     private final Duration deleteIdleAfter;
-    private final AtomicLong nextSweepNanos = new AtomicLong(System.nanoTime());
+    private volatile long sweepEveryMillis;
+    private Thread sweeper;
     private volatile Statements statements;
     private volatile long pollMillis = POLL_MILLIS;
     private PgReleaseListener listener;
@@ -146,6 +150,8 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
         }
         this.tokens = tokens;
         this.deleteIdleAfter = deleteIdleAfter;
+        this.sweepEveryMillis = deleteIdleAfter == null ? 0 : Math.max(1000, Math.min(60_000,
+                deleteIdleAfter.toMillis() / 2));
         // A proxy that hands out the thread's transactional connection would have the lease statements commit the
         // caller's transaction halfway (switching it to autocommit does): its target gives connections of their own.
         this.dataSource = dataSource instanceof TransactionAwareDataSourceProxy proxy ? proxy.getTargetDataSource()
@@ -208,7 +214,7 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
             Long token = call.queryForLong(sql.readToken, name, owner);
             return Optional.ofNullable(token).map(t -> new JdbcGrant(name, t, owner, ttlMillis));
         });
-        sweepIdleRowsWhenDue();
+        startSweepingIdleRows();
         return granted;
     }
 
@@ -290,39 +296,81 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
      * whose token the shared counter still draws above every earlier one. Does nothing without
      * {@code delete-idle-after}.
      *
+     * <p>At most {@value #IDLE_BATCH} rows per statement, each committed on its own, until a statement finds fewer:
+     * one statement over every idle row would hold its row locks (on MySQL and MariaDB also on every row it scanned)
+     * until it ends, and renewals and grants of the names it touches would wait for it and could lose their leases.
+     * The backend calls it on a thread of its own; tests call it directly.
+     *
      * @return how many rows were deleted
      */
-    public int deleteIdleRows() {
+    int deleteIdleRows() {
         if (deleteIdleAfter == null) {
             return 0;
         }
         Statements sql = statements();
-        return autocommit("deletion of idle rows", MAX_STATEMENT_SECONDS * 1000L,
-                call -> call.update(sql.deleteIdle, COUNTER_ROW, -deleteIdleAfter.toMillis()));
+        int deleted = 0;
+        int batch;
+        do {
+            batch = autocommit("deletion of idle rows", MAX_STATEMENT_SECONDS * 1000L,
+                    call -> call.update(sql.deleteIdle, COUNTER_ROW, -deleteIdleAfter.toMillis(), IDLE_BATCH));
+            deleted += batch;
+        }
+        while (batch >= IDLE_BATCH && !isClosed());
+        return deleted;
     }
 
-    /** At most once per half {@code delete-idle-after} (and per minute at most), on the thread of a grant. */
-    private void sweepIdleRowsWhenDue() {
-        if (deleteIdleAfter == null) {
+    /** How often the background thread deletes idle rows, instead of every half delete-idle-after; tests only. */
+    void sweepEvery(Duration every) {
+        this.sweepEveryMillis = Math.max(1, every.toMillis());
+    }
+
+    /**
+     * Starts the thread that deletes idle rows, once, on the first grant: a backend that never grants (a health check
+     * only, a test) deletes nothing and starts nothing.
+     */
+    private synchronized void startSweepingIdleRows() {
+        if (deleteIdleAfter == null || sweeper != null || closed) {
             return;
         }
-        long now = System.nanoTime();
-        long due = nextSweepNanos.get();
-        long every = Math.max(Duration.ofSeconds(1).toNanos(), Math.min(Duration.ofMinutes(1).toNanos(),
-                deleteIdleAfter.toNanos() / 2));
-        if (now - due < 0 || !nextSweepNanos.compareAndSet(due, now + every)) {
-            return;
-        }
-        try {
-            int deleted = deleteIdleRows();
-            if (deleted > 0) {
-                log.debug("Deleted " + deleted + " idle lease rows of " + table);
+        sweeper = new Thread(this::sweepIdleRows, "lease-jdbc-idle-rows-" + table);
+        sweeper.setDaemon(true);
+        sweeper.start();
+    }
+
+    /** At most once per half {@code delete-idle-after}, once a second at most and once a minute at least. */
+    private void sweepIdleRows() {
+        while (!isClosed()) {
+            try {
+                synchronized (this) {
+                    // close() notifies, so that the thread ends at once.
+                    long deadline = System.nanoTime() + sweepEveryMillis * 1_000_000L;
+                    long left;
+                    while (!closed && (left = deadline - System.nanoTime()) > 0) {
+                        wait(Math.max(1, left / 1_000_000L));
+                    }
+                    if (closed) {
+                        return;
+                    }
+                }
+            }
+            catch (InterruptedException ex) {
+                return;
+            }
+            try {
+                int deleted = deleteIdleRows();
+                if (deleted > 0) {
+                    log.debug("Deleted " + deleted + " idle lease rows of " + table);
+                }
+            }
+            catch (RuntimeException ex) {
+                // Leases are unaffected; the next sweep tries again (the thread must outlive any one failure).
+                log.debug("Could not delete idle lease rows of " + table + ": " + ex);
             }
         }
-        catch (DataAccessException ex) {
-            // The grant stands; the next sweep tries again.
-            log.debug("Could not delete idle lease rows of " + table + ": " + ex);
-        }
+    }
+
+    private synchronized boolean isClosed() {
+        return closed;
     }
 
     @Override
@@ -465,18 +513,42 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
         return listener;
     }
 
-    /** Stops listening for releases, if this backend was; grants, renewals and releases still work afterwards. */
+    /**
+     * Stops listening for releases, if this backend was, and deleting idle rows; grants, renewals and releases still
+     * work afterwards.
+     */
     @Override
     public void close() {
         PgReleaseListener releases;
+        Thread sweeping;
         synchronized (this) {
             closed = true;
             releases = listener;
             listener = null;
+            sweeping = sweeper;
+            notifyAll();
         }
         if (releases != null) {
             releases.close();
         }
+        if (sweeping != null) {
+            try {
+                // A deletion in progress ends within its statement timeout.
+                sweeping.join(TimeUnit.SECONDS.toMillis(MAX_STATEMENT_SECONDS + 1));
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Whether the thread deleting idle rows runs; tests only. */
+    boolean sweepingIdleRows() {
+        Thread sweeping;
+        synchronized (this) {
+            sweeping = sweeper;
+        }
+        return sweeping != null && sweeping.isAlive();
     }
 
     /**
@@ -484,10 +556,34 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
      * ({@code dev/lease/jdbc/schema-<platform>.sql}).
      */
     public void createSchema() {
-        String script = "dev/lease/jdbc/schema-" + statements().dialect.platform + ".sql";
+        Dialect dialect = statements().dialect;
+        String script = "dev/lease/jdbc/schema-" + dialect.platform + ".sql";
         String ddl = SqlPlatforms.readStatement(script).replace("${table}", table);
         jdbc.execute(ddl);
+        if (deleteIdleAfter != null) {
+            createExpiryIndex(dialect);
+        }
         log.info("Lease table " + table + " is ready (" + script + ")");
+    }
+
+    /**
+     * The index the deletion of idle rows finds them by; H2 names an index within the table's schema, PostgreSQL and
+     * MySQL take the bare name and put it there themselves.
+     */
+    private void createExpiryIndex(Dialect dialect) {
+        String bare = table.substring(table.lastIndexOf('.') + 1);
+        String index = (dialect == Dialect.H2 ? table : bare) + "_expires_at";
+        String ddl = SqlPlatforms.readStatement("dev/lease/jdbc/index-" + dialect.platform + ".sql")
+                .replace("${index}", index).replace("${table}", table);
+        try {
+            jdbc.execute(ddl);
+        }
+        catch (DataAccessException ex) {
+            // MySQL's "Duplicate key name": the index exists already.
+            if (!(ex.getMostSpecificCause() instanceof SQLException sql && sql.getErrorCode() == 1061)) {
+                throw ex;
+            }
+        }
     }
 
     /**
@@ -530,11 +626,15 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
     }
 
     /**
-     * Inserts the free row of a name seen for the first time; true when this call inserted it. The statement never
-     * fails on an existing row, except for H2's race between two first inserts.
+     * Inserts the free row of a name seen for the first time, or again after its row was deleted, carrying the highest
+     * token in the table (counter row included), read by the inserting statement itself: a row deleted under shared
+     * tokens may have issued any token up to that, and the first grant of the new row must lie above them all (with 0,
+     * an instance still or again on per-name tokens would hand out 1 for a name that already had 9000). True when
+     * this call inserted the row. The statement never fails on an existing row, except for H2's race between two
+     * first inserts.
      */
     private boolean insertRowIfAbsent(Call call, Statements sql, String name) throws SQLException {
-        Object[] args = sql.dialect.insertBindsNameTwice ? new Object[] {name, name} : new Object[] {name};
+        Object[] args = sql.dialect.insertCounterBindsNameTwice ? new Object[] {name, name} : new Object[] {name};
         try {
             return call.update(sql.insertIfAbsent, args) > 0;
         }
@@ -674,7 +774,7 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                     + " WHERE name = ? AND owner = ? AND token = ?";
             this.abandon = "UPDATE " + table + " SET owner = NULL, expires_at = " + dialect.now
                     + " WHERE name = ? AND owner = ?";
-            this.insertIfAbsent = String.format(dialect.insertIfAbsent, table, "0");
+            this.insertIfAbsent = String.format(dialect.insertCounter, table);
             this.insertIfAbsentWithToken = String.format(dialect.insertIfAbsent, table, "?");
             this.grantWithToken = "UPDATE " + table + " SET owner = ?, token = ?, expires_at = " + dialect.nowPlusMillis
                     + " WHERE name = ? AND (owner IS NULL OR expires_at <= " + dialect.now + ") AND token < ?";
@@ -688,7 +788,9 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
             this.releaseAndNotify = notifies ? "WITH released AS (UPDATE " + table + " SET owner = NULL, expires_at = "
                     + dialect.now + " WHERE name = ? AND owner = ? AND token = ? RETURNING name)"
                     + " SELECT pg_notify(?, name) FROM released" : null;
-            this.deleteIdle = "DELETE FROM " + table + " WHERE name <> ? AND expires_at <= " + dialect.nowPlusMillis;
+            // Binds the counter row's name, the (negative) idle time, and the batch size.
+            this.deleteIdle = String.format(dialect.deleteIdle, table, "name <> ? AND expires_at <= "
+                    + dialect.nowPlusMillis);
         }
 
         /**

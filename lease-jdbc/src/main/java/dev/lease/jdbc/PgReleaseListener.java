@@ -85,36 +85,87 @@ final class PgReleaseListener implements AutoCloseable {
 
     private void run() {
         while (!closed) {
-            try (Connection c = dataSource.getConnection()) {
-                c.setAutoCommit(true);
-                try (Statement listen = c.createStatement()) {
-                    // A validated identifier, not a value: LISTEN takes no bind parameter.
-                    listen.execute("LISTEN " + channel);
-                }
-                PGConnection pg = c.unwrap(PGConnection.class);
-                listening = true;
-                while (!closed) {
-                    PGNotification[] notifications = pg.getNotifications(READ_MILLIS);
-                    if (notifications != null) {
-                        for (PGNotification n : notifications) {
-                            wake(n.getParameter());
-                        }
-                    }
-                }
-            }
-            catch (SQLException | RuntimeException ex) {
-                if (!closed) {
-                    log.debug("Not listening for releases on " + channel + ", waiters poll: " + ex);
-                }
-            }
-            finally {
-                listening = false;
-            }
+            listenUntilClosedOrFailed();
             if (!closed) {
                 // Whatever was released meanwhile was missed: every waiter looks again.
                 waiting.values().forEach(Signal::wake);
                 pause();
             }
+        }
+    }
+
+    private void listenUntilClosedOrFailed() {
+        Connection c;
+        try {
+            c = dataSource.getConnection();
+        }
+        catch (SQLException | RuntimeException ex) {
+            if (!closed) {
+                log.debug("Not listening for releases on " + channel + ", waiters poll: " + ex);
+            }
+            return;
+        }
+        Boolean autoCommit = null;
+        try {
+            autoCommit = c.getAutoCommit();
+            c.setAutoCommit(true);
+            try (Statement listen = c.createStatement()) {
+                // A validated identifier, not a value: LISTEN takes no bind parameter.
+                listen.execute("LISTEN " + channel);
+            }
+            PGConnection pg = c.unwrap(PGConnection.class);
+            listening = true;
+            while (!closed) {
+                PGNotification[] notifications = pg.getNotifications(READ_MILLIS);
+                if (notifications != null) {
+                    for (PGNotification n : notifications) {
+                        wake(n.getParameter());
+                    }
+                }
+            }
+        }
+        catch (SQLException | RuntimeException ex) {
+            if (!closed) {
+                log.debug("Not listening for releases on " + channel + ", waiters poll: " + ex);
+            }
+        }
+        finally {
+            listening = false;
+            giveBack(c, autoCommit);
+        }
+    }
+
+    /**
+     * Hands the connection back to its pool as it was taken: a pooled connection still listening would have the
+     * driver buffer every release of the table for whoever uses it next, forever, and one left in autocommit would
+     * commit statements its next user means to run in a transaction. A connection that cannot be reset is aborted,
+     * so that no pool hands it out again.
+     */
+    private void giveBack(Connection c, Boolean autoCommit) {
+        try {
+            try (Statement unlisten = c.createStatement()) {
+                unlisten.execute("UNLISTEN *");
+            }
+            // Drops what arrived before the UNLISTEN, which nobody would ever read.
+            c.unwrap(PGConnection.class).getNotifications();
+            if (autoCommit != null && c.getAutoCommit() != autoCommit) {
+                c.setAutoCommit(autoCommit);
+            }
+        }
+        catch (SQLException | RuntimeException ex) {
+            log.debug("Could not reset the listening connection of " + channel + ", aborting it: " + ex);
+            try {
+                c.abort(Runnable::run);
+            }
+            catch (SQLException | RuntimeException abortFailed) {
+                log.debug("Could not abort the listening connection of " + channel + ": " + abortFailed);
+            }
+        }
+        try {
+            c.close();
+        }
+        catch (SQLException ex) {
+            log.debug("Could not close the listening connection of " + channel + ": " + ex);
         }
     }
 

@@ -4,6 +4,9 @@ import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -17,6 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 import dev.lease.Lease;
 import dev.lease.LeaseKind;
@@ -129,6 +133,31 @@ class PostgresReleaseNotificationTest {
 
         waiter.close();
         await("no listener after close").atMost(seconds(10)).until(() -> listeners(admin, channel) == 0);
+    }
+
+    /**
+     * The listening connection goes back to its pool (here: a pool of one connection that close does not close) as it
+     * came: listening on nothing, so that the driver buffers no notifications for its next user, and with its
+     * autocommit off again.
+     */
+    @Test
+    void closeGivesTheConnectionBackNoLongerListeningAndWithItsAutocommit() throws Exception {
+        try (Connection connection = postgres.dataSource().getConnection()) {
+            connection.setAutoCommit(false);
+            SingleConnectionDataSource pool = new SingleConnectionDataSource(connection, true);
+            PgReleaseListener listener = new PgReleaseListener(pool, "lease_notified");
+            await("listening").atMost(seconds(20)).pollInterval(Duration.ofMillis(20)).until(listener::listening);
+
+            listener.close();
+
+            assertThat(listener.listening()).isFalse();
+            assertThat(connection.getAutoCommit()).as("autocommit").isFalse();
+            try (Statement statement = connection.createStatement();
+                    ResultSet channels = statement.executeQuery("SELECT * FROM pg_listening_channels()")) {
+                assertThat(channels.next()).as("still listening on a channel").isFalse();
+            }
+            connection.rollback();
+        }
     }
 
     /** Starts the backend's listener (the first wait does) and waits until it listens. */

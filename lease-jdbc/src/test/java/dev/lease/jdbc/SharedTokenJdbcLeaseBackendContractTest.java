@@ -3,9 +3,11 @@ package dev.lease.jdbc;
 import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -42,8 +44,53 @@ abstract class SharedTokenJdbcLeaseBackendContractTest extends JdbcLeaseBackendC
         return shared(dataSource);
     }
 
+    /** A backend that creates the table as it is with deletion on, index on expires_at included. */
+    static JdbcLeaseBackend creatingSchema(DataSource dataSource) {
+        return new JdbcLeaseBackend(dataSource, "lease_shared", Tokens.SHARED, Duration.ofHours(1));
+    }
+
+    /** Deleting only when a test says so: the backend's own thread would delete what a test is looking at. */
     private JdbcLeaseBackend shared(DataSource dataSource) {
-        return new JdbcLeaseBackend(dataSource, table(), Tokens.SHARED, IDLE);
+        JdbcLeaseBackend backend = new JdbcLeaseBackend(dataSource, table(), Tokens.SHARED, IDLE);
+        backend.sweepEvery(Duration.ofHours(1));
+        return backend;
+    }
+
+    /**
+     * Idle rows go in statements of at most {@link JdbcLeaseBackend#IDLE_BATCH} rows, each committed on its own, on a
+     * thread of the backend (not a grant's), which its close ends.
+     */
+    @Test
+    void idleRowsAreDeletedInBatchesOnAThreadOfTheBackendThatCloseEnds() throws Exception {
+        String prefix = uniqueName() + "-idle-";
+        int count = 2 * JdbcLeaseBackend.IDLE_BATCH + 5;
+        JdbcTemplate admin = new JdbcTemplate(dataSource());
+        for (int i = 0; i < count; i++) {
+            admin.update("INSERT INTO " + table() + " (name, owner, token, expires_at) VALUES (?, NULL, 1, "
+                    + dialect().nowPlusMillis + ")", prefix + i, -Duration.ofMinutes(1).toMillis());
+        }
+        List<String> prepared = Collections.synchronizedList(new ArrayList<>());
+        JdbcLeaseBackend sweeping = new JdbcLeaseBackend(preparedSql(dataSource(), prepared), table(),
+                Tokens.SHARED, IDLE);
+        sweeping.sweepEvery(Duration.ofMillis(50));
+        try {
+            assertThat(sweeping.sweepingIdleRows()).as("deleting before the first grant").isFalse();
+            sweeping.release(grant(sweeping, uniqueName(), seconds(30)).orElseThrow());
+            assertThat(sweeping.sweepingIdleRows()).as("deleting after the first grant").isTrue();
+            await("idle rows deleted").atMost(seconds(30))
+                    .until(() -> admin.queryForObject("SELECT COUNT(*) FROM " + table() + " WHERE name LIKE ?",
+                            Integer.class, prefix + "%") == 0);
+            List<String> deletions;
+            synchronized (prepared) {
+                deletions = prepared.stream().filter(sql -> sql.startsWith("DELETE")).toList();
+            }
+            assertThat(deletions).as("deleting statements").hasSizeGreaterThanOrEqualTo(3)
+                    .allMatch(sql -> sql.contains("LIMIT ?") || sql.contains("FETCH FIRST ? ROWS ONLY"), "bounded");
+        }
+        finally {
+            sweeping.close();
+        }
+        assertThat(sweeping.sweepingIdleRows()).as("deleting after close").isFalse();
     }
 
     /** Replaces the per-name version: with a shared counter, two names never get the same token. */
@@ -79,16 +126,33 @@ abstract class SharedTokenJdbcLeaseBackendContractTest extends JdbcLeaseBackendC
         }
     }
 
-    /** The same sequence with per-name tokens restarts at 1: why deleting rows needs shared tokens. */
+    /**
+     * A row deleted under shared tokens, then re-created by an instance on per-name tokens (mid-rollout, or after a
+     * switch back): the new row starts at the table's highest token, so the name's tokens keep rising. Deleting rows
+     * with per-name tokens stays refused: a deleted row may carry the highest token of the table.
+     */
     @Test
-    void perNameTokensWouldRestartAfterADeletionWhichIsWhyTheyRefuseIt() throws Exception {
+    void aRowDeletedUnderSharedTokensIsReCreatedAbovePerNameTokens() throws Exception {
         String name = uniqueName();
+        JdbcLeaseBackend leases = (JdbcLeaseBackend) backend();
+        JdbcTemplate admin = new JdbcTemplate(dataSource());
+        var issued = grant(leases, name, seconds(30)).orElseThrow();
+        leases.release(issued);
+        // The name's row and the counter are far ahead of anything per-name counting alone would reach.
+        admin.update("UPDATE " + table() + " SET token = token + 9000 WHERE name = ? OR name = ?", name,
+                JdbcLeaseBackend.COUNTER_ROW);
+        long highest = issued.value() + 9000;
+        makeIdle(name);
+        assertThat(leases.deleteIdleRows()).as("rows deleted").isPositive();
+        assertThat(rows(name)).isZero();
+
         JdbcLeaseBackend perName = new JdbcLeaseBackend(dataSource(), table());
-        perName.release(grant(perName, name, seconds(30)).orElseThrow());
-        var second = grant(perName, name, seconds(30)).orElseThrow();
-        perName.release(second);
-        new JdbcTemplate(dataSource()).update("DELETE FROM " + table() + " WHERE name = ?", name);
-        assertThat(grant(perName, name, seconds(30)).orElseThrow().value()).isLessThan(second.value());
+        var again = grant(perName, name, seconds(30)).orElseThrow();
+        assertThat(again.value()).as("token after re-creation by a per-name instance").isGreaterThan(highest);
+        perName.release(again);
+        var next = grant(leases, name, seconds(30)).orElseThrow();
+        assertThat(next.value()).as("token of the shared instance afterwards").isGreaterThan(again.value());
+        leases.release(next);
 
         assertThatThrownBy(() -> new JdbcLeaseBackend(dataSource(), table(), Tokens.PER_NAME, Duration.ofHours(1)))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -101,9 +165,9 @@ abstract class SharedTokenJdbcLeaseBackendContractTest extends JdbcLeaseBackendC
         JdbcLeaseBackend leases = (JdbcLeaseBackend) backend();
         var held = grant(leases, name, Duration.ofHours(1)).orElseThrow();
         var expired = grant(leases, name + "-expired", seconds(30)).orElseThrow();
-        // Expired on the database clock, but not yet for delete-idle-after.
-        new JdbcTemplate(dataSource()).update("UPDATE " + table() + " SET expires_at = " + dialect().now
-                + " WHERE name = ?", expired.name());
+        // Expired a minute ago on the database clock: idle for longer than 1 ms, not yet for an hour. (Expired "now",
+        // a deletion within the same millisecond on a fast H2 found nothing idle yet.)
+        makeIdle(expired.name());
         JdbcLeaseBackend slow = new JdbcLeaseBackend(dataSource(), table(), Tokens.SHARED, Duration.ofHours(1));
         slow.deleteIdleRows();
         assertThat(rows(expired.name())).as("expired, not yet idle for an hour").isEqualTo(1);

@@ -22,7 +22,9 @@ enum BackendType {
 
     REDIS(RedisLeaseBackend.ID, false, "add spring-boot-starter-data-redis and configure spring.data.redis.*."),
 
-    JDBC(JdbcLeaseBackend.ID, false, "add spring-boot-starter-jdbc and configure a DataSource (spring.datasource.*)."),
+    JDBC(JdbcLeaseBackend.ID, false, "add spring-boot-starter-jdbc and configure one DataSource "
+            + "(spring.datasource.*), or give the lease backend a pool of its own with lease.jdbc.datasource.url (which "
+            + "also works with no application DataSource or several)."),
 
     /** Named, or a KubernetesClient bean: the fabric8 client on the classpath alone does not mean "lease on it". */
     KUBERNETES(KubernetesLeaseBackend.ID, false, "add io.fabric8:kubernetes-client and set lease.backend: kubernetes "

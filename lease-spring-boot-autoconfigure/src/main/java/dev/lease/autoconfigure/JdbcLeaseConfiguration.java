@@ -9,11 +9,14 @@ import javax.sql.DataSource;
 import org.springframework.beans.BeanWrapper;
 import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.dao.DataAccessException;
 import org.springframework.core.NestedExceptionUtils;
@@ -25,7 +28,9 @@ import dev.lease.LeaseConfigurationException;
 import dev.lease.jdbc.JdbcLeaseBackend;
 
 /**
- * The JDBC lease backend, available when spring-jdbc is on the classpath and the application has one DataSource.
+ * The JDBC lease backend, available when spring-jdbc is on the classpath and either the application has one DataSource
+ * or {@code lease.jdbc.datasource.url} gives the backend a pool of its own (which works with no application
+ * DataSource, or several).
  * It stays away when the {@code lease.*backend} properties route every lease elsewhere, so that an application
  * on ZooKeeper does not get a lease table in its database. Creates the lease table per
  * {@code lease.jdbc.initialize-schema}. Lease bookkeeping runs on the application's DataSource, or on a small pool of
@@ -33,31 +38,50 @@ import dev.lease.jdbc.JdbcLeaseBackend;
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(JdbcTemplate.class)
-@ConditionalOnSingleCandidate(DataSource.class)
+@Conditional(JdbcLeaseConfiguration.OnDataSourceForLeases.class)
 @ConditionalOnLeaseBackend(BackendType.JDBC)
 class JdbcLeaseConfiguration {
 
+    /** One application DataSource to share, or a pool of the backend's own. */
+    static final class OnDataSourceForLeases extends AnyNestedCondition {
+
+        OnDataSourceForLeases() {
+            super(ConfigurationPhase.REGISTER_BEAN);
+        }
+
+        @ConditionalOnSingleCandidate(DataSource.class)
+        static final class ApplicationDataSource {
+        }
+
+        @ConditionalOnProperty("lease.jdbc.datasource.url")
+        static final class OwnPool {
+        }
+    }
 
     /**
-     * The lease backend's own pool, when {@code lease.jdbc.datasource.url} is set; closed with the context, after the
-     * backend that uses it.
+     * The lease backend's own pool, when {@code lease.jdbc.datasource.url} is set and the backend is the starter's
+     * (a backend of the application's own would leave it unused); closed with the context, after the backend that
+     * uses it.
      */
     @Bean
     @ConditionalOnProperty("lease.jdbc.datasource.url")
+    @ConditionalOnMissingBean(JdbcLeaseBackend.class)
     LeaseBookkeepingPool leaseBookkeepingPool(LeaseProperties properties, ResourceLoader resources) {
         return LeaseBookkeepingPool.create(properties.getJdbc().getDatasource(), resources.getClassLoader());
     }
 
     @Bean
     @ConditionalOnMissingBean
-    JdbcLeaseBackend jdbcLeaseBackend(DataSource applicationDataSource, List<LeaseBookkeepingPool> ownPool,
+    JdbcLeaseBackend jdbcLeaseBackend(ObjectProvider<DataSource> applicationDataSource,
+            List<LeaseBookkeepingPool> ownPool,
             LeaseProperties properties, Environment environment) {
         LeaseProperties.Jdbc jdbc = properties.getJdbc();
         // A list, not an ObjectProvider: injected this way the pool is recorded as a dependency of the backend, so it
         // closes only after the engine released its leases through the backend.
         LeaseBookkeepingPool pool = ownPool.isEmpty() ? null : ownPool.get(0);
         // Bookkeeping on the pool of its own when there is one; the application's DataSource otherwise (as before).
-        DataSource dataSource = pool != null ? pool.dataSource() : applicationDataSource;
+        // The condition on this class guarantees one or the other.
+        DataSource dataSource = pool != null ? pool.dataSource() : applicationDataSource.getIfUnique();
         JdbcLeaseBackend backend;
         if (jdbc.getDeleteIdleAfter() != null && jdbc.getToken() != LeaseProperties.Jdbc.Token.SHARED) {
             throw new LeaseConfigurationException("lease.jdbc.delete-idle-after is set while lease.jdbc.token is "

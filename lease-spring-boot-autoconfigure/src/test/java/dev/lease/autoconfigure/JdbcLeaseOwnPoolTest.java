@@ -98,6 +98,60 @@ class JdbcLeaseOwnPoolTest {
                         .isSameAs(context.getBean(LeaseBookkeepingPool.class).dataSource()));
     }
 
+    /** No application DataSource at all: the pool of its own is what makes the JDBC backend available. */
+    @Test
+    void withoutAnApplicationDataSourceTheBackendRunsOnThePoolOfItsOwn() {
+        String url = "jdbc:h2:mem:no-app-datasource;DB_CLOSE_DELAY=-1";
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(JdbcLeaseConfiguration.class,
+                        JdbcFenceAutoConfiguration.class, InMemoryLeaseConfiguration.class,
+                        LeaseAutoConfiguration.class))
+                .withPropertyValues("lease.jdbc.datasource.url=" + url, "lease.jdbc.datasource.username=sa")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().doesNotHaveBean(DataSource.class);
+                    assertThat(context.getBean(JdbcLeaseBackend.class)).extracting("dataSource")
+                            .isSameAs(context.getBean(LeaseBookkeepingPool.class).dataSource());
+                    acquireAndRelease(context.getBean(LeaseTemplate.class), "no-app-datasource");
+                });
+    }
+
+    /** Several application DataSources, none of them primary: the pool of its own still serves the backend. */
+    @Test
+    void withSeveralApplicationDataSourcesTheBackendRunsOnThePoolOfItsOwn() {
+        String url = "jdbc:h2:mem:several-datasources;DB_CLOSE_DELAY=-1";
+        runner.withBean("orders", DataSource.class, () -> applicationPool("jdbc:h2:mem:orders;DB_CLOSE_DELAY=-1"))
+                .withBean("billing", DataSource.class, () -> applicationPool("jdbc:h2:mem:billing;DB_CLOSE_DELAY=-1"))
+                .withPropertyValues("lease.backend=jdbc", "lease.jdbc.datasource.url=" + url,
+                        "lease.jdbc.datasource.username=sa")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(JdbcLeaseBackend.class)).extracting("dataSource")
+                            .isSameAs(context.getBean(LeaseBookkeepingPool.class).dataSource());
+                    acquireAndRelease(context.getBean(LeaseTemplate.class), "several-datasources");
+                });
+    }
+
+    /** The application's own backend: the pool would go unused, so it is not built. */
+    @Test
+    void withABackendOfTheApplicationsOwnNoPoolIsBuilt() {
+        String url = "jdbc:h2:mem:own-backend;DB_CLOSE_DELAY=-1";
+        runner.withBean(DataSource.class, () -> applicationPool(url))
+                .withBean(JdbcLeaseBackend.class, () -> {
+                    JdbcLeaseBackend backend = new JdbcLeaseBackend(applicationPool(url));
+                    backend.createSchema();
+                    return backend;
+                })
+                .withPropertyValues("lease.jdbc.datasource.url=" + url, "lease.jdbc.datasource.username=sa")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(JdbcLeaseBackend.class)
+                        .doesNotHaveBean(LeaseBookkeepingPool.class));
+    }
+
+    private static void acquireAndRelease(LeaseTemplate leases, String name) {
+        Lease lease = leases.acquire(LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(seconds(30)));
+        assertThat(lease.isValid()).isTrue();
+        lease.close();
+    }
+
     /** An application pool of two connections that gives up waiting for one after 250 ms, Hikari's minimum. */
     private static HikariDataSource applicationPool(String url) {
         HikariDataSource pool = new HikariDataSource();

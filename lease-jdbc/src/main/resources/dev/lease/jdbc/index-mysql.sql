@@ -1,0 +1,5 @@
+-- Created with the table when lease.jdbc.delete-idle-after is set (create it yourself when you manage the schema):
+-- the deletion of idle rows finds them by expires_at instead of scanning, and under repeatable read locking, the
+-- whole table. Without deletion it is left out, since every renewal changes expires_at and would have to update it
+-- too. MySQL has no CREATE INDEX IF NOT EXISTS: an existing index of that name is left as it is.
+CREATE INDEX ${index} ON ${table} (expires_at);
