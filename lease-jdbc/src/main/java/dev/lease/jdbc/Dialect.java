@@ -14,7 +14,7 @@ enum Dialect {
                     + " ON CONFLICT (name) DO NOTHING", false,
             "UPDATE %1$s SET token = token + 1 WHERE name = ? RETURNING token", null,
             "INSERT INTO %1$s (name, owner, token, expires_at) SELECT ?, NULL, COALESCE(MAX(token), 0),"
-                    + " CURRENT_TIMESTAMP FROM %1$s ON CONFLICT (name) DO NOTHING", false,
+                    + " CURRENT_TIMESTAMP FROM %1$s WHERE %2$s ON CONFLICT (name) DO NOTHING", false,
             // No DELETE ... LIMIT: the rows are picked and locked by the subquery, skipping any a grant holds now.
             "DELETE FROM %1$s WHERE name IN (SELECT name FROM %1$s WHERE %2$s LIMIT ? FOR UPDATE SKIP LOCKED)"),
 
@@ -26,7 +26,7 @@ enum Dialect {
             // No UPDATE ... RETURNING: LAST_INSERT_ID(expr) keeps the new value for this connection alone.
             "UPDATE %1$s SET token = LAST_INSERT_ID(token + 1) WHERE name = ?", "SELECT LAST_INSERT_ID()",
             "INSERT IGNORE INTO %1$s (name, owner, token, expires_at) SELECT ?, NULL, COALESCE(MAX(token), 0),"
-                    + " UTC_TIMESTAMP(6) FROM %1$s", false,
+                    + " UTC_TIMESTAMP(6) FROM %1$s WHERE %2$s", false,
             "DELETE FROM %1$s WHERE %2$s LIMIT ?"),
 
     H2("h2", "CURRENT_TIMESTAMP",
@@ -35,7 +35,7 @@ enum Dialect {
                     + " WHERE NOT EXISTS (SELECT 1 FROM %1$s WHERE name = ?)", true,
             "SELECT token FROM FINAL TABLE (UPDATE %1$s SET token = token + 1 WHERE name = ?)", null,
             "INSERT INTO %1$s (name, owner, token, expires_at) SELECT ?, NULL, COALESCE(MAX(token), 0),"
-                    + " CURRENT_TIMESTAMP FROM %1$s WHERE NOT EXISTS (SELECT 1 FROM %1$s WHERE name = ?)", true,
+                    + " CURRENT_TIMESTAMP FROM %1$s WHERE %2$s AND NOT EXISTS (SELECT 1 FROM %1$s WHERE name = ?)", true,
             "DELETE FROM %1$s WHERE %2$s FETCH FIRST ? ROWS ONLY");
 
     /** Suffix of the schema script, {@code schema-<platform>.sql}. */
@@ -67,9 +67,11 @@ enum Dialect {
     final String readDrawnToken;
 
     /**
-     * Inserts a row (name bound) unless it exists, starting at the highest token in the table, read by the same
-     * statement: the shared token counter row, so that switching an existing table to shared tokens keeps every
-     * name's tokens rising, and a per-name row, so that a name whose row shared tokens deleted never restarts low.
+     * Inserts a row (name bound) unless it exists, starting at the highest token among the rows matching a condition
+     * ({@code %2$s}), read by the same statement. For the shared token counter row, every row: switching an existing
+     * table to shared tokens keeps every name's tokens rising. For a name's own row, the counter row alone (a lookup
+     * by key, never a scan of the table): a name whose row shared tokens deleted never restarts below a token they
+     * issued.
      */
     final String insertCounter;
 

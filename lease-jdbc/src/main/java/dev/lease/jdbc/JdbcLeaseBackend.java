@@ -626,10 +626,11 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
     }
 
     /**
-     * Inserts the free row of a name seen for the first time, or again after its row was deleted, carrying the highest
-     * token in the table (counter row included), read by the inserting statement itself: a row deleted under shared
-     * tokens may have issued any token up to that, and the first grant of the new row must lie above them all (with 0,
-     * an instance still or again on per-name tokens would hand out 1 for a name that already had 9000). True when
+     * Inserts the free row of a name seen for the first time, or again after its row was deleted, carrying the shared
+     * token counter's value (0 without one), read by the inserting statement itself with a lookup by key: a row
+     * deleted under shared tokens issued tokens up to that at most, and the first grant of the new row must lie above
+     * them (with 0, an instance still or again on per-name tokens would hand out 1 for a name that already had 9000).
+     * Not the table's highest token: that would scan the whole table, and lock it on MySQL, for every new name. True when
      * this call inserted the row. The statement never fails on an existing row, except for H2's race between two
      * first inserts.
      */
@@ -774,7 +775,7 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                     + " WHERE name = ? AND owner = ? AND token = ?";
             this.abandon = "UPDATE " + table + " SET owner = NULL, expires_at = " + dialect.now
                     + " WHERE name = ? AND owner = ?";
-            this.insertIfAbsent = String.format(dialect.insertCounter, table);
+            this.insertIfAbsent = String.format(dialect.insertCounter, table, "name = '" + COUNTER_ROW + "'");
             this.insertIfAbsentWithToken = String.format(dialect.insertIfAbsent, table, "?");
             this.grantWithToken = "UPDATE " + table + " SET owner = ?, token = ?, expires_at = " + dialect.nowPlusMillis
                     + " WHERE name = ? AND (owner IS NULL OR expires_at <= " + dialect.now + ") AND token < ?";
@@ -782,7 +783,7 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                     + dialect.now + ")";
             this.raiseCounter = "UPDATE " + table + " SET token = ? WHERE name = ? AND token < ?";
             this.drawToken = String.format(dialect.drawToken, table);
-            this.insertCounter = String.format(dialect.insertCounter, table);
+            this.insertCounter = String.format(dialect.insertCounter, table, "1 = 1");
             boolean notifies = dialect == Dialect.POSTGRESQL && pgDriver;
             this.channel = notifies ? PgReleaseListener.channel(table) : null;
             this.releaseAndNotify = notifies ? "WITH released AS (UPDATE " + table + " SET owner = NULL, expires_at = "
