@@ -65,7 +65,12 @@ final class Report {
         if (Double.isNaN(value) || Double.isInfinite(value)) {
             return "";
         }
-        return value >= 100 ? String.format(Locale.ROOT, "%,.0f", value) : String.format(Locale.ROOT, "%.2f", value);
+        if (value >= 100) {
+            return String.format(Locale.ROOT, "%,.0f", value);
+        }
+        // Per-lease costs of batched renewals are thousandths: two decimals would show them as 0.
+        return value != 0 && Math.abs(value) < 0.1 ? String.format(Locale.ROOT, "%.4f", value)
+                : String.format(Locale.ROOT, "%.2f", value);
     }
 
     private static String version(String label, String group, String artifact) {
