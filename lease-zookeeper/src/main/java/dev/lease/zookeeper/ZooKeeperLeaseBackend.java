@@ -288,7 +288,13 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         if (event.getType() == Watcher.Event.EventType.None || live.get(g) != holding) {
             return; // connection state (handled by the connection state listener), or released by us
         }
-        loseOnEventThread(holding, "its holder znode " + paths.holder(g.name()) + " was deleted by someone else ("
+        String holder = paths.holder(g.name());
+        if (event.getType() == Watcher.Event.EventType.DataWatchRemoved) {
+            loseOnEventThread(holding, "the watch on its holder znode " + holder
+                    + " was removed while it was held: a deletion of the holder would go unnoticed");
+            return;
+        }
+        loseOnEventThread(holding, "its holder znode " + holder + " was deleted by someone else ("
                 + event.getType() + ")");
     }
 
@@ -571,11 +577,12 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
             idleSweeps.shutdownNow();
         }
         live.forEach((g, holding) -> {
+            // Lost before the watch goes: its removal is an event of its own, which must find the grant lost already.
+            holding.markLost("the ZooKeeper lease backend was closed: the loss of its connection would go unnoticed");
             Watcher watcher = holding.watcher;
             if (watcher != null) {
                 forget(watcher, paths.holder(g.name()));
             }
-            holding.markLost("the ZooKeeper lease backend was closed: the loss of its connection would go unnoticed");
         });
     }
 

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -245,12 +246,34 @@ class ZooKeeperIdleNamesTest {
                 reasons::add)).orElseThrow();
         assertThat(backend.renew(watched)).isTrue();
         backend.close();
+        // Closing removes the watch on the first holder, an event of its own: once the event thread has delivered it
+        // (a sync's answer comes after), the grant must still have been lost for the closing, and only once.
+        CompletableFuture<Void> drained = new CompletableFuture<>();
+        firstClient.sync().inBackground((c, event) -> drained.complete(null)).forPath(ROOT);
+        drained.get(10, TimeUnit.SECONDS);
         assertThat(reasons).hasSize(2).allSatisfy(reason -> assertThat(reason).contains("closed"));
         assertThat(backend.renew(watched)).isFalse();
         assertThat(backend.renew(fresh)).isFalse();
         backend.release(watched);
         backend.release(fresh);
         assertThat(firstClient.checkExists().forPath(ROOT + "/closed-a/holder")).isNull();
+    }
+
+    /** A watch removed from under a held grant leaves its holder unwatched: the grant is lost, and says why. */
+    @Test
+    void aHolderWatchRemovedWhileHeldLosesTheGrant() throws Exception {
+        ZooKeeperLeaseBackend backend = new ZooKeeperLeaseBackend(firstClient, ROOT, SESSION_TIMEOUT);
+        List<String> reasons = new CopyOnWriteArrayList<>();
+        ZooKeeperLeaseBackend.ZkGrant grant = backend.tryAcquire(new GrantRequest("unwatched", seconds(10),
+                reasons::add)).orElseThrow();
+        assertThat(backend.renew(grant)).as("arms the watch").isTrue();
+        firstClient.watchers().removeAll().locally().forPath(ROOT + "/unwatched/holder");
+        await().atMost(seconds(10)).until(() -> !reasons.isEmpty());
+        assertThat(reasons).singleElement().asString().contains("watch on its holder znode", "removed")
+                .doesNotContain("deleted by someone else");
+        assertThat(backend.renew(grant)).isFalse();
+        backend.release(grant);
+        backend.close();
     }
 
     /**
