@@ -32,6 +32,22 @@ class LeaseWorkerTest {
      * a statement for an interrupt nor clears the flag. (H2 does both: it turns the interrupt into a lock timeout, and
      * the holder then learns of its loss only from LeaseLostException when its work returns.)
      */
+    /**
+     * A write that failed on a socket timeout (a slow or crashed resource database) was not interrupted: recorded as
+     * an interrupt, the checker saw its leader section "go on after its interrupt" (seed -3575903555363029226).
+     */
+    @Test
+    void onlyRealInterruptsCountAsInterruptedWrites() {
+        Exception timedOut = new org.springframework.transaction.TransactionSystemException("JDBC commit failed",
+                new java.sql.SQLException("An I/O error occurred", "08006",
+                        new java.net.SocketTimeoutException("Read timed out")));
+        assertThat(SectionWork.causedByInterrupt(timedOut)).isFalse();
+        assertThat(SectionWork.causedByInterrupt(new RuntimeException(new java.io.InterruptedIOException()))).isTrue();
+        assertThat(SectionWork.causedByInterrupt(new RuntimeException(new InterruptedException()))).isTrue();
+        assertThat(SectionWork.causedByInterrupt(new RuntimeException(
+                new java.nio.channels.ClosedByInterruptException()))).isTrue();
+    }
+
     @Test
     void anInterruptThatArrivesDuringTheWriteIsRecordedForItsSection() throws Exception {
         try (PostgresServer postgres = PostgresServer.start()) {

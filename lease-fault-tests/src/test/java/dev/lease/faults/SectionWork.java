@@ -84,9 +84,16 @@ final class SectionWork {
         }
     }
 
-    /** A driver may turn an interrupt into its own exception and clear the flag. */
-    private static boolean causedByInterrupt(Throwable ex) {
+    /**
+     * A driver may turn an interrupt into its own exception and clear the flag. A socket timeout is an
+     * {@code InterruptedIOException} too, but no interrupt: taken for one, a write that timed out on a slow resource
+     * link would make the checker see the section go on after an interrupt that never came.
+     */
+    static boolean causedByInterrupt(Throwable ex) {
         for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+            if (cause instanceof java.net.SocketTimeoutException) {
+                continue;
+            }
             if (cause instanceof InterruptedException || cause instanceof java.io.InterruptedIOException
                     || cause instanceof java.nio.channels.ClosedByInterruptException) {
                 return true;

@@ -52,6 +52,8 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
     /** The lease names of the batch renewal sent last, while it is in flight; for tests. */
     private final AtomicReference<List<String>> inFlight = new AtomicReference<>(List.of());
     private final ReleaseSignals releaseSignals;
+    /** The calls awaited no longer than their deadline, or null when the factory is not a sharing Lettuce one. */
+    private final LettuceCalls lettuce;
     private volatile Boolean cluster;
 
     /**
@@ -66,6 +68,7 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
         this.redis = new StringRedisTemplate(connectionFactory);
         this.releaseChannel = keyPrefix + "released";
         this.releaseSignals = new ReleaseSignals(connectionFactory, releaseChannel);
+        this.lettuce = LettuceCalls.of(connectionFactory);
     }
 
     @Override
@@ -93,13 +96,26 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
                 + "replication is asynchronous (a failover can lose a granted lease and grant it again)";
     }
 
+    /**
+     * True on a {@code LettuceConnectionFactory} that shares its native connection (Spring Boot's default), once that
+     * connection is open: grant requests and waits are then sent asynchronously and awaited no longer than their
+     * deadline, so the engine calls them on the caller's thread. Other clients block for their own command timeout.
+     */
     @Override
-    public Optional<RedisGrant> tryAcquire(GrantRequest request) {
+    public boolean boundsCallsByDeadline() {
+        return lettuce != null && lettuce.bounded();
+    }
+
+    @Override
+    public Optional<RedisGrant> tryAcquire(GrantRequest request) throws Exception {
         String name = LeaseNames.validate(request.name());
         // The request's attempt id is the owner, so that abandon can tell the key this very request may have set.
         RedisGrant grant = new RedisGrant(name, key(name), request.attempt(), ttlMillis(request.ttl()));
-        Boolean set = redis.opsForValue().setIfAbsent(grant.key(), grant.owner(), Duration.ofMillis(grant.ttlMillis()));
-        return Boolean.TRUE.equals(set) ? Optional.of(grant) : Optional.empty();
+        boolean set = lettuce != null
+                ? lettuce.setIfAbsent(grant.key(), grant.owner(), grant.ttlMillis(), request.deadline(), name)
+                : Boolean.TRUE.equals(redis.opsForValue().setIfAbsent(grant.key(), grant.owner(),
+                        Duration.ofMillis(grant.ttlMillis())));
+        return set ? Optional.of(grant) : Optional.empty();
     }
 
     @Override
@@ -165,7 +181,7 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
         try {
             long waitMillis = Math.max(1, maxWait.toMillis());
             // Checked after subscribing: a release between the failed attempt and now must not be slept through.
-            Long pttl = remainingMillis(key(name));
+            Long pttl = lettuce != null ? lettuce.remainingMillis(key(name), maxWait) : remainingMillis(key(name));
             if (pttl != null && pttl == -2) {
                 return;
             }

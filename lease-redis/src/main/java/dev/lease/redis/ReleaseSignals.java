@@ -80,10 +80,24 @@ final class ReleaseSignals implements MessageListener, AutoCloseable {
         if (closed) {
             return;
         }
+        // Starting waits for the subscription to be confirmed (up to the container's registration time, 2 s by
+        // default): a waiter must not, since its wait is bounded by its deadline. It misses at most the releases
+        // announced meanwhile, which only costs it its backoff pause.
+        Thread starting = new Thread(() -> start(created), "lease-redis-release-subscription");
+        starting.setDaemon(true);
+        starting.start();
+    }
+
+    private void start(RedisMessageListenerContainer created) {
         try {
-            created.start();
+            if (!closed) {
+                created.start();
+            }
+            if (closed) {
+                created.destroy(); // closed while starting: close() may have destroyed it before it started
+            }
         }
-        catch (RuntimeException ex) {
+        catch (Exception ex) {
             // The container keeps trying in the background; waiters fall back to their backoff meanwhile.
             log.debug("Subscription to lease release channel '" + channel + "' not ready yet: " + ex);
         }
