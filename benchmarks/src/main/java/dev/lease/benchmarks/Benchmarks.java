@@ -184,13 +184,16 @@ public final class Benchmarks {
         boolean doRedis = all || only.matches(".*\\bredis\\b.*");
         boolean doJdbc = all || only.matches(".*\\bjdbc\\b.*");
         if (doZk) {
-            uncontended("ZooKeeper: uncontended acquire+release", zk);
+            uncontended("ZooKeeper: uncontended acquire+release", zk, this::zookeeperRequests,
+                    "ZooKeeper requests per acquire+release (server side; pings and the count's own, ~0.03, included)");
         }
         if (doRedis) {
-            uncontended("Redis: uncontended acquire+release", redis);
+            // Not counted: Redis commandstats cannot tell a peer's DEL from the DEL our release script runs inside Redis.
+            uncontended("Redis: uncontended acquire+release", redis, null, null);
         }
         if (doJdbc) {
-            uncontended("JDBC (PostgreSQL): uncontended acquire+release", jdbc);
+            uncontended("JDBC (PostgreSQL): uncontended acquire+release", jdbc, jdbcTrips,
+                    "database round trips per acquire+release (statements + commits)");
         }
         for (int waiters : settings.smoke() ? new int[] {8} : new int[] {1, 8, 64}) {
             if (doZk) {
@@ -210,8 +213,24 @@ public final class Benchmarks {
         return closeable;
     }
 
-    private void uncontended(String section, List<Contender> contenders) {
+    private long zookeeperRequests() {
+        try {
+            return servers.zookeeperPackets();
+        }
+        catch (java.io.IOException ex) {
+            throw new java.io.UncheckedIOException(ex);
+        }
+    }
+
+    /**
+     * Times each contender's acquire+release; with {@code trips}, also counts the store round trips of the timed
+     * operations (the count is read between batches, so it does not add to their time).
+     */
+    private void uncontended(String section, List<Contender> contenders, java.util.function.LongSupplier trips,
+            String tripsMetric) {
         Map<Contender, Stats> stats = new LinkedHashMap<>();
+        Map<Contender, long[]> counted = new LinkedHashMap<>();
+        contenders.forEach(c -> counted.put(c, new long[2]));
         Map<Contender, String> failures = new LinkedHashMap<>();
         List<Contender> alive = new ArrayList<>(contenders);
         for (Contender c : contenders) {
@@ -234,11 +253,16 @@ public final class Benchmarks {
                     continue;
                 }
                 try {
+                    long tripsBefore = trips == null ? 0 : trips.getAsLong();
                     long begin = System.nanoTime();
                     for (int i = 0; i < settings.batch(); i++) {
                         op(c);
                     }
                     stats.get(c).add((System.nanoTime() - begin) / 1000.0 / settings.batch());
+                    if (trips != null) {
+                        counted.get(c)[0] += trips.getAsLong() - tripsBefore;
+                        counted.get(c)[1] += settings.batch();
+                    }
                 }
                 catch (Throwable ex) {
                     failures.put(c, describe(ex));
@@ -246,6 +270,13 @@ public final class Benchmarks {
             }
         }
         addRows(section, "µs per acquire+release", contenders, stats, failures);
+        if (trips != null) {
+            for (Contender c : contenders) {
+                long[] n = counted.get(c);
+                rows.add(new Row(section, c.name(), tripsMetric, n[0] / (double) Math.max(1, n[1]), Double.NaN,
+                        stats.get(c).count(), Double.NaN, null));
+            }
+        }
     }
 
     private static void op(Contender c) throws Exception {

@@ -8,6 +8,7 @@ import java.util.concurrent.CountDownLatch;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -75,6 +76,13 @@ final class ReleaseSignals implements MessageListener, AutoCloseable {
         created.setConnectionFactory(connectionFactory);
         created.setBeanName("lease-redis-release-signals");
         created.addMessageListener(this, new ChannelTopic(channel));
+        // By default each message is dispatched on a new thread: a thread start on every handover. onMessage only
+        // opens latches, so it runs on the client's own thread. A blocking client (Jedis) keeps its subscription on
+        // a thread of its own.
+        created.setTaskExecutor(Runnable::run);
+        SimpleAsyncTaskExecutor subscriptions = new SimpleAsyncTaskExecutor("lease-redis-release-subscriber-");
+        subscriptions.setDaemon(true);
+        created.setSubscriptionExecutor(subscriptions);
         created.afterPropertiesSet();
         container = created;
         if (closed) {

@@ -53,7 +53,8 @@ import dev.lease.spi.LossListener;
  * {@code {root}/{name}} (the library then never does). With {@link ZooKeeperTokenSource#ZXID} the token is the zxid
  * of the {@code multi}, which rises ensemble-wide, also across deletion and re-creation of {@code {root}/{name}}, so
  * the znodes of idle names may be deleted ({@code deleteIdleAfter}). A release is one {@code multi} that checks the
- * version is still the one of our grant and deletes the holder. All instances using a name must use the same token
+ * version is still the one of our grant and deletes the holder (with zxid tokens, after a read that checks the holder
+ * is the one our grant created: a re-created counter can reach our version again). All instances using a name must use the same token
  * source: see {@link ZooKeeperTokenSource} for how mixing them is refused.
  *
  * <p>The lease lives as long as this client's ZooKeeper session; a {@code SUSPENDED} or {@code LOST} connection
@@ -365,11 +366,21 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
     }
 
     private void releaseNow(ZkGrant g) throws Exception {
-        // The version check alone is not enough: if the counter was deleted (by an operator, or as an idle name), a
-        // later holder can reach our version again. The holder must also be the one our grant created (its creation
-        // zxid is the grant's); it cannot be replaced between this read and the multi without the version moving
-        // on, which the multi's check catches.
         try {
+            if (tokenSource == ZooKeeperTokenSource.VERSION) {
+                // The counter's version moves on with every grant, so while it still has ours no one was granted
+                // since, and the holder is ours. It could only come back to our version if the counter were deleted
+                // and re-created, which it cannot be while our holder, its child, exists; and deleting a counter
+                // resets the version tokens, which this mode forbids (no idle-name deletion, see the class comment).
+                client.transaction().forOperations(
+                        client.transactionOp().check().withVersion(g.version()).forPath(paths.counter(g.name())),
+                        client.transactionOp().delete().forPath(paths.holder(g.name())));
+                return;
+            }
+            // With zxid tokens counters are deleted as idle names and re-created, so a later holder can reach our
+            // version again: the holder must also be the one our grant created (its creation zxid is the grant's).
+            // It cannot be replaced between this read and the multi without the version moving on, which the
+            // multi's check catches.
             Stat holder = new Stat();
             byte[] data = client.getData().storingStatIn(holder).forPath(paths.holder(g.name()));
             if (!isOurs(holder, data) || holder.getCzxid() != g.zxid()) {
