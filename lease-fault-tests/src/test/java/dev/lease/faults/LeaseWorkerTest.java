@@ -27,12 +27,6 @@ class LeaseWorkerTest {
     private static final String LEASE = "worker-write";
 
     /**
-     * The lease is lost while the worker's write waits for a row lock: the interrupt cannot stop the write, so it must
-     * show right after it, as an interrupt of that section. PostgreSQL, as in the scenarios: its driver neither stops
-     * a statement for an interrupt nor clears the flag. (H2 does both: it turns the interrupt into a lock timeout, and
-     * the holder then learns of its loss only from LeaseLostException when its work returns.)
-     */
-    /**
      * A write that failed on a socket timeout (a slow or crashed resource database) was not interrupted: recorded as
      * an interrupt, the checker saw its leader section "go on after its interrupt" (seed -3575903555363029226).
      */
@@ -48,6 +42,12 @@ class LeaseWorkerTest {
                 new java.nio.channels.ClosedByInterruptException()))).isTrue();
     }
 
+    /**
+     * The lease is lost while the worker's write waits for a row lock: the interrupt cannot stop the write, so it must
+     * show right after it, as an interrupt of that section. PostgreSQL, as in the scenarios: its driver neither stops
+     * a statement for an interrupt nor clears the flag. (H2 does both: it turns the interrupt into a lock timeout, and
+     * the holder then learns of its loss only from LeaseLostException when its work returns.)
+     */
     @Test
     void anInterruptThatArrivesDuringTheWriteIsRecordedForItsSection() throws Exception {
         try (PostgresServer postgres = PostgresServer.start()) {

@@ -12,8 +12,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.util.ClassUtils;
 
 import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 
 /**
  * The calls of the wait for a lease, sent on the shared native connection of a {@link LettuceConnectionFactory} and
@@ -21,9 +22,11 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
  * than a caller usually waits, so without this the engine calls the backend on a helper thread, which costs two
  * thread hand-offs per grant: on a local Redis, as much as the round trip itself.
  *
- * <p>Only the shared connection will do: it carries every command of this backend in the order sent, so the
- * {@code abandon} of a request whose answer was not awaited reaches Redis after that request, whatever became of it.
- * A pooled, dedicated connection would go back to the pool with the request still in flight.
+ * <p>One connection carries a grant request and its {@link #abandon}, so Redis sees them in the order sent, whatever
+ * became of the request. That rules out what would break the order or block: a pooled, dedicated connection (it goes
+ * back to the pool with the request in flight), Redis Cluster (Lettuce may write a command to a node that is still
+ * connecting after a later one), and a factory that validates its connection (a blocking {@code PING} on every use).
+ * The connection is taken from the factory once and kept while open, so a call never waits on the factory.
  */
 final class LettuceCalls {
 
@@ -31,36 +34,41 @@ final class LettuceCalls {
             LettuceCalls.class.getClassLoader());
 
     private final LettuceConnectionFactory factory;
-    /** Set once the shared connection is open: opening it may block for Lettuce's connect timeout. */
-    private volatile boolean opened;
+    /** The shared connection's commands, taken at the first call and again if the factory replaced it. */
+    private volatile RedisAsyncCommands<byte[], byte[]> commands;
 
     private LettuceCalls(LettuceConnectionFactory factory) {
         this.factory = factory;
     }
 
-    /** The bounded calls for {@code factory}, or null when it is not a Lettuce factory sharing its connection. */
+    /** The bounded calls for {@code factory}, or null when it cannot keep a request and its abandon in order. */
     static LettuceCalls of(RedisConnectionFactory factory) {
-        if (LETTUCE_PRESENT && factory instanceof LettuceConnectionFactory lettuce && lettuce.getShareNativeConnection()) {
+        if (LETTUCE_PRESENT && factory instanceof LettuceConnectionFactory lettuce && lettuce.getShareNativeConnection()
+                && !lettuce.isClusterAware() && !lettuce.getValidateConnection()) {
             return new LettuceCalls(lettuce);
         }
         return null;
     }
 
-    /** Whether every call returns by its deadline: once the shared connection is open, Lettuce queues, never blocks. */
+    /**
+     * Whether calls return by their deadline: while the kept connection is open. Before it is taken, or once the
+     * factory closed it, taking one may block for Lettuce's connect timeout.
+     */
     boolean bounded() {
-        return opened;
+        RedisAsyncCommands<byte[], byte[]> kept = commands;
+        return kept != null && kept.getStatefulConnection().isOpen();
     }
 
     /**
-     * {@code SET key owner NX PX ttl}, waiting no longer than {@code deadline}.
+     * {@code SET key owner NX PX ttl}, waiting no longer than {@code deadline}, nor than the client's command timeout
+     * (a direct caller of the backend may give no deadline at all).
      *
      * @return whether the key was set
-     * @throws TimeoutException when Redis did not answer by the deadline (the request may still be applied)
+     * @throws TimeoutException when Redis did not answer in time (the request may still be applied)
      */
     boolean setIfAbsent(String key, String owner, long ttlMillis, long deadline, String name) throws Exception {
-        // Never longer than the client's command timeout either, as the blocking call would (a direct caller of the
-        // backend may give no deadline at all).
-        long wait = Math.min(Math.max(0, deadline - System.nanoTime()), TimeUnit.MILLISECONDS.toNanos(factory.getTimeout()));
+        long wait = Math.min(Math.max(0, deadline - System.nanoTime()),
+                TimeUnit.MILLISECONDS.toNanos(factory.getTimeout()));
         RedisFuture<String> set = commands().set(bytes(key), bytes(owner), SetArgs.Builder.nx().px(ttlMillis));
         try {
             return "OK".equals(set.get(wait, TimeUnit.NANOSECONDS));
@@ -69,6 +77,21 @@ final class LettuceCalls {
             throw new TimeoutException("Redis did not answer the grant request for lease '" + name + "' within "
                     + TimeUnit.NANOSECONDS.toMillis(wait) + " ms (the server may be unreachable); the request is "
                     + "abandoned");
+        }
+        catch (ExecutionException ex) {
+            throw ex.getCause() instanceof Exception cause ? cause : ex;
+        }
+    }
+
+    /**
+     * Runs the release script for a request's attempt on the connection that carried the request, so that it reaches
+     * Redis after it.
+     */
+    void abandon(String key, String attempt, String channel, String name) throws Exception {
+        RedisFuture<Long> released = commands().eval(LeaseScripts.RELEASE.getScriptAsString(), ScriptOutputType.INTEGER,
+                new byte[][] { bytes(key) }, bytes(attempt), bytes(channel), bytes(name));
+        try {
+            released.get(factory.getTimeout(), TimeUnit.MILLISECONDS);
         }
         catch (ExecutionException ex) {
             throw ex.getCause() instanceof Exception cause ? cause : ex;
@@ -89,14 +112,20 @@ final class LettuceCalls {
         }
     }
 
-    private RedisClusterAsyncCommands<byte[], byte[]> commands() {
-        // Closing the Spring connection leaves the shared native connection open; the future outlives it.
+    private RedisAsyncCommands<byte[], byte[]> commands() {
+        RedisAsyncCommands<byte[], byte[]> kept = commands;
+        if (kept != null && kept.getStatefulConnection().isOpen()) {
+            return kept;
+        }
+        // Closing the Spring connection leaves the shared native connection open.
         try (RedisConnection connection = factory.getConnection()) {
+            if (!(connection.getNativeConnection() instanceof RedisAsyncCommands<?, ?> shared)) {
+                throw new IllegalStateException("The Lettuce connection factory gave no shared standalone connection");
+            }
             @SuppressWarnings("unchecked")
-            RedisClusterAsyncCommands<byte[], byte[]> commands =
-                    (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection();
-            opened = true;
-            return commands;
+            RedisAsyncCommands<byte[], byte[]> taken = (RedisAsyncCommands<byte[], byte[]>) shared;
+            commands = taken;
+            return taken;
         }
     }
 

@@ -97,9 +97,10 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
     }
 
     /**
-     * True on a {@code LettuceConnectionFactory} that shares its native connection (Spring Boot's default), once that
-     * connection is open: grant requests and waits are then sent asynchronously and awaited no longer than their
-     * deadline, so the engine calls them on the caller's thread. Other clients block for their own command timeout.
+     * True on a {@code LettuceConnectionFactory} that shares its native connection (Spring Boot's default), is not
+     * cluster-aware and does not validate its connection, while that connection is open: grant requests and waits
+     * are then sent asynchronously and awaited no longer than their deadline, so the engine calls them on the
+     * caller's thread. Other clients block for their own command timeout.
      */
     @Override
     public boolean boundsCallsByDeadline() {
@@ -166,8 +167,12 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
      * been applied although its answer never came back (a timeout, an interrupt).
      */
     @Override
-    public void abandon(GrantRequest request) {
+    public void abandon(GrantRequest request) throws Exception {
         String name = LeaseNames.validate(request.name());
+        if (lettuce != null) {
+            lettuce.abandon(key(name), request.attempt(), releaseChannel, name);
+            return;
+        }
         redis.execute(LeaseScripts.RELEASE, List.of(key(name)), request.attempt(), releaseChannel, name);
     }
 
@@ -177,18 +182,20 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
      */
     @Override
     public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
+        long until = System.nanoTime() + maxWait.toNanos();
         CountDownLatch released = releaseSignals.watch(name);
         try {
-            long waitMillis = Math.max(1, maxWait.toMillis());
             // Checked after subscribing: a release between the failed attempt and now must not be slept through.
             Long pttl = lettuce != null ? lettuce.remainingMillis(key(name), maxWait) : remainingMillis(key(name));
             if (pttl != null && pttl == -2) {
                 return;
             }
+            // What the PTTL took counts against maxWait.
+            long waitNanos = until - System.nanoTime();
             if (pttl != null && pttl >= 0) {
-                waitMillis = Math.min(waitMillis, pttl + 1);
+                waitNanos = Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(pttl + 1));
             }
-            released.await(waitMillis, TimeUnit.MILLISECONDS);
+            released.await(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
         }
         finally {
             releaseSignals.forget(name, released);

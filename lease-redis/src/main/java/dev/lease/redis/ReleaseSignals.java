@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -30,9 +31,19 @@ final class ReleaseSignals implements MessageListener, AutoCloseable {
     private final String channel;
     private final Map<String, Set<CountDownLatch>> waiters = new ConcurrentHashMap<>();
 
+    private static final int OPEN = 0;
+    private static final int STARTING = 1;
+    private static final int STARTED = 2;
+    private static final int CLOSED = 3;
+
     /** Written under this object's lock by {@link #subscribe}; read without it by {@link #close}. */
     private volatile RedisMessageListenerContainer container;
-    private volatile boolean closed;
+    /**
+     * OPEN, STARTING (a thread is in the container's {@code start()}), STARTED or CLOSED. Once a start has begun,
+     * only the starting thread may destroy the container: a destroy during the start would find no subscription to
+     * end yet, and the start would then open one nobody closes.
+     */
+    private final AtomicInteger state = new AtomicInteger(OPEN);
 
     ReleaseSignals(RedisConnectionFactory connectionFactory, String channel) {
         this.connectionFactory = connectionFactory;
@@ -69,7 +80,7 @@ final class ReleaseSignals implements MessageListener, AutoCloseable {
     }
 
     private synchronized void subscribe() {
-        if (container != null || closed) {
+        if (container != null || state.get() == CLOSED) {
             return;
         }
         RedisMessageListenerContainer created = new RedisMessageListenerContainer();
@@ -85,9 +96,6 @@ final class ReleaseSignals implements MessageListener, AutoCloseable {
         created.setSubscriptionExecutor(subscriptions);
         created.afterPropertiesSet();
         container = created;
-        if (closed) {
-            return;
-        }
         // Starting waits for the subscription to be confirmed (up to the container's registration time, 2 s by
         // default): a waiter must not, since its wait is bounded by its deadline. It misses at most the releases
         // announced meanwhile, which only costs it its backoff pause.
@@ -97,17 +105,21 @@ final class ReleaseSignals implements MessageListener, AutoCloseable {
     }
 
     private void start(RedisMessageListenerContainer created) {
-        try {
-            if (!closed) {
-                created.start();
-            }
-            if (closed) {
-                created.destroy(); // closed while starting: close() may have destroyed it before it started
-            }
+        if (!state.compareAndSet(OPEN, STARTING)) {
+            destroy(created); // closed before the start
+            return;
         }
-        catch (Exception ex) {
+        try {
+            created.start();
+        }
+        catch (RuntimeException ex) {
             // The container keeps trying in the background; waiters fall back to their backoff meanwhile.
             log.debug("Subscription to lease release channel '" + channel + "' not ready yet: " + ex);
+        }
+        finally {
+            if (!state.compareAndSet(STARTING, STARTED)) {
+                destroy(created); // closed during the start, which left the destroy to this thread
+            }
         }
     }
 
@@ -118,15 +130,19 @@ final class ReleaseSignals implements MessageListener, AutoCloseable {
      */
     @Override
     public void close() {
-        closed = true;
+        int previous = state.getAndSet(CLOSED);
         RedisMessageListenerContainer current = container;
-        if (current != null) {
-            try {
-                current.destroy();
-            }
-            catch (Exception ex) {
-                log.debug("Could not stop the lease release subscription: " + ex);
-            }
+        if (previous != STARTING && previous != CLOSED && current != null) {
+            destroy(current);
+        }
+    }
+
+    private void destroy(RedisMessageListenerContainer created) {
+        try {
+            created.destroy();
+        }
+        catch (Exception ex) {
+            log.debug("Could not stop the lease release subscription: " + ex);
         }
     }
 }

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -14,8 +16,16 @@ import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import dev.lease.Lease;
+import dev.lease.LeaseKind;
+import dev.lease.LeaseSpec;
+import dev.lease.LeaseUnavailableException;
+import dev.lease.core.BackendRouter;
+import dev.lease.core.LeaseDefaults;
+import dev.lease.core.LeaseEngine;
 import dev.lease.spi.GrantRequest;
 import dev.lease.testing.EmbeddedRedis;
 import dev.lease.testing.TcpProxy;
@@ -66,7 +76,14 @@ class RedisDeadlineTest {
 
             // The SET is still held by the proxy and reaches Redis on thawing; the abandon, sent after it on the same
             // connection, reaches Redis after it and removes it.
-            CompletableFuture<Void> abandoned = CompletableFuture.runAsync(() -> backend.abandon(frozen));
+            CompletableFuture<Void> abandoned = CompletableFuture.runAsync(() -> {
+                try {
+                    backend.abandon(frozen);
+                }
+                catch (Exception ex) {
+                    throw new IllegalStateException(ex);
+                }
+            });
             proxy.unfreeze();
             abandoned.get(seconds(20).toMillis(), TimeUnit.MILLISECONDS);
             assertThat(redis.admin().hasKey(backend.key("frozen"))).as("the late SET was abandoned").isFalse();
@@ -75,35 +92,64 @@ class RedisDeadlineTest {
     }
 
     @Test
-    void aWaitEndsAtItsMaxWaitWhileRedisIsFrozen() throws Exception {
+    void aWaitEndsByItsMaxWaitWhileRedisIsFrozen() throws Exception {
         try (TcpProxy proxy = new TcpProxy(redis.port());
                 RedisLeaseBackend backend = new RedisLeaseBackend(redis.connectionFactory(proxy.port(), CLIENT_TIMEOUT),
                         "deadline-wait:")) {
             backend.tryAcquire(request("busy", seconds(30))).orElseThrow();
             proxy.freeze();
-            CompletableFuture<Void> wait = CompletableFuture.runAsync(() -> {
-                try {
-                    backend.awaitRelease("busy", millis(200));
-                }
-                catch (InterruptedException ex) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            // Well before the client's minute: only maxWait can have ended the wait.
-            assertThat(wait).succeedsWithin(seconds(20));
+            Duration maxWait = seconds(2);
+            long begin = System.nanoTime();
+            backend.awaitRelease("busy", maxWait);
+            Duration waited = Duration.ofNanos(System.nanoTime() - begin);
             proxy.unfreeze();
+            // The unanswered PTTL takes all of maxWait: the wait for the release signal must not add another.
+            assertThat(waited).isLessThan(maxWait.multipliedBy(3).dividedBy(2));
+        }
+    }
+
+    /**
+     * Through the engine, which calls this backend on the caller's thread: the caller gets its answer at its deadline,
+     * and the grant the frozen request makes once the link thaws is abandoned at once, not left for its ttl.
+     */
+    @Test
+    void theEngineAbandonsAGrantThatCameAfterItsCallerGaveUp() throws Exception {
+        try (TcpProxy proxy = new TcpProxy(redis.port());
+                RedisLeaseBackend backend = new RedisLeaseBackend(redis.connectionFactory(proxy.port(), CLIENT_TIMEOUT),
+                        "deadline-engine:");
+                LeaseEngine engine = new LeaseEngine(BackendRouter.of(Map.of(LeaseKind.EFFICIENCY, backend)),
+                        LeaseDefaults.standard())) {
+            LeaseSpec spec = LeaseSpec.of("late", LeaseKind.EFFICIENCY).withTtl(Duration.ofMinutes(1))
+                    .withWaitFor(millis(300));
+            engine.acquire(spec).close();
+            assertThat(backend.boundsCallsByDeadline()).isTrue();
+
+            proxy.freeze();
+            CompletableFuture<Lease> frozen = CompletableFuture.supplyAsync(() -> engine.acquire(spec));
+            assertThat(frozen).failsWithin(seconds(20)).withThrowableThat()
+                    .havingCause().isInstanceOf(LeaseUnavailableException.class);
+            proxy.unfreeze();
+            await().atMost(seconds(20)).until(() -> !redis.admin().hasKey(backend.key("late")));
         }
     }
 
     @Test
-    void aFactoryWithoutASharedConnectionIsCalledOnAHelperThread() throws Exception {
+    void factoriesThatCannotKeepARequestAndItsAbandonInOrderAreNotBounded() throws Exception {
         LettuceConnectionFactory pooled = redis.connectionFactory(redis.port(), CLIENT_TIMEOUT);
         pooled.setShareNativeConnection(false);
-        try (RedisLeaseBackend backend = new RedisLeaseBackend(pooled, "deadline-pooled:")) {
-            backend.release(backend.tryAcquire(request("pooled", seconds(5))).orElseThrow());
-            // A dedicated connection goes back to its pool with a request in flight: an abandon sent on another one
-            // could overtake it, so such calls stay blocking and the engine bounds them from a helper thread.
-            assertThat(backend.boundsCallsByDeadline()).isFalse();
+        LettuceConnectionFactory validating = redis.connectionFactory(redis.port(), CLIENT_TIMEOUT);
+        validating.setValidateConnection(true);
+        for (LettuceConnectionFactory factory : List.of(pooled, validating)) {
+            try (RedisLeaseBackend backend = new RedisLeaseBackend(factory, "deadline-unbounded:")) {
+                backend.release(backend.tryAcquire(request("unbounded", seconds(5))).orElseThrow());
+                assertThat(backend.boundsCallsByDeadline()).as("shared %s, validating %s",
+                        factory.getShareNativeConnection(), factory.getValidateConnection()).isFalse();
+            }
+        }
+        LettuceConnectionFactory cluster = new LettuceConnectionFactory(new RedisClusterConfiguration(
+                List.of("127.0.0.1:" + redis.port())));
+        try (RedisLeaseBackend backend = new RedisLeaseBackend(cluster, "deadline-cluster:")) {
+            assertThat(backend.boundsCallsByDeadline()).as("cluster").isFalse();
         }
     }
 

@@ -366,6 +366,11 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
     }
 
     private void releaseNow(ZkGrant g) throws Exception {
+        if (g.sessionId() != sessionId()) {
+            // The holder ended with the grant's session; a version-checked delete now could only meet a successor's.
+            log.debug("Lease '" + g.name() + "' (token " + g.value() + ") was granted in an earlier session; nothing to release");
+            return;
+        }
         try {
             if (tokenSource == ZooKeeperTokenSource.VERSION) {
                 // The counter's version moves on with every grant, so while it still has ours no one was granted

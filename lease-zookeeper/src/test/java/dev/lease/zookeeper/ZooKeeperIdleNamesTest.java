@@ -259,6 +259,31 @@ class ZooKeeperIdleNamesTest {
         assertThat(firstClient.checkExists().forPath(ROOT + "/closed-a/holder")).isNull();
     }
 
+    /**
+     * A grant whose session ended has no holder left to release: its release must not touch a later holder, not even
+     * one granted at the same counter version after an operator deleted the name (a version-checked delete would).
+     */
+    @Test
+    void aReleaseFromAnEndedSessionLeavesALaterHolderAlone() throws Exception {
+        ZooKeeperLeaseBackend stale = new ZooKeeperLeaseBackend(firstClient, ROOT, SESSION_TIMEOUT);
+        backends.add(stale);
+        ZooKeeperLeaseBackend.ZkGrant old = stale.tryAcquire(new GrantRequest("ended", seconds(10), reason -> { }))
+                .orElseThrow();
+        ZooKeeperTesting.expireSessionAndReconnect(firstClient, server.getConnectString());
+        secondClient.delete().deletingChildrenIfNeeded().forPath(ROOT + "/ended");
+        ZooKeeperLeaseBackend later = new ZooKeeperLeaseBackend(secondClient, ROOT, SESSION_TIMEOUT);
+        backends.add(later);
+        ZooKeeperLeaseBackend.ZkGrant successor = later.tryAcquire(new GrantRequest("ended", seconds(10),
+                reason -> { })).orElseThrow();
+        assertThat(successor.version()).as("the name started again").isEqualTo(old.version());
+
+        stale.release(old);
+
+        assertThat(secondClient.checkExists().forPath(ROOT + "/ended/holder")).as("the successor's holder").isNotNull();
+        assertThat(later.renew(successor)).isTrue();
+        later.release(successor);
+    }
+
     /** A watch removed from under a held grant leaves its holder unwatched: the grant is lost, and says why. */
     @Test
     void aHolderWatchRemovedWhileHeldLosesTheGrant() throws Exception {
