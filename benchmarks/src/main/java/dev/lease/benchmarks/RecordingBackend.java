@@ -1,51 +1,23 @@
 package dev.lease.benchmarks;
 
-import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 import dev.lease.spi.Grant;
-import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
+import dev.lease.testing.ForwardingLeaseBackend;
 
 /** Passes everything to a backend and notes renewals: how many, and when one first failed per lease name. */
-final class RecordingBackend<G extends Grant> implements LeaseBackend<G> {
+final class RecordingBackend<G extends Grant> extends ForwardingLeaseBackend<G> {
 
-    private final LeaseBackend<G> target;
     final LongAdder renewals = new LongAdder();
     final Map<String, Long> renewalFailedAt = new ConcurrentHashMap<>();
 
     RecordingBackend(LeaseBackend<G> target) {
-        this.target = target;
-    }
-
-    @Override
-    public String id() {
-        return target.id();
-    }
-
-    @Override
-    public boolean issuesFencingTokens() {
-        return target.issuesFencingTokens();
-    }
-
-    @Override
-    public String whyNotFenced() {
-        return target.whyNotFenced();
-    }
-
-    @Override
-    public boolean renewsInOneCall() {
-        return target.renewsInOneCall();
-    }
-
-    @Override
-    public Optional<G> tryAcquire(GrantRequest request) throws Exception {
-        return target.tryAcquire(request);
+        super(target);
     }
 
     @Override
@@ -53,7 +25,7 @@ final class RecordingBackend<G extends Grant> implements LeaseBackend<G> {
         renewals.increment();
         boolean renewed;
         try {
-            renewed = target.renew(grant);
+            renewed = target().renew(grant);
         }
         catch (Exception ex) {
             renewalFailedAt.putIfAbsent(grant.name(), System.nanoTime());
@@ -71,7 +43,7 @@ final class RecordingBackend<G extends Grant> implements LeaseBackend<G> {
         renewals.add(grants.size());
         Set<G> lost;
         try {
-            lost = target.renewAll(grants);
+            lost = target().renewAll(grants);
         }
         catch (Exception ex) {
             long now = System.nanoTime();
@@ -81,25 +53,5 @@ final class RecordingBackend<G extends Grant> implements LeaseBackend<G> {
         long now = System.nanoTime();
         lost.forEach(grant -> renewalFailedAt.putIfAbsent(grant.name(), now));
         return lost;
-    }
-
-    @Override
-    public void release(G grant) throws Exception {
-        target.release(grant);
-    }
-
-    @Override
-    public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
-        target.awaitRelease(name, maxWait);
-    }
-
-    @Override
-    public Optional<Duration> maxTtl() {
-        return target.maxTtl();
-    }
-
-    @Override
-    public void validateName(String name) {
-        target.validateName(name);
     }
 }

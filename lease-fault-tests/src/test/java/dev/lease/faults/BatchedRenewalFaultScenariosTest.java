@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -37,9 +36,9 @@ import dev.lease.LeaseSpec;
 import dev.lease.core.LeaseEngine;
 import dev.lease.jdbc.JdbcLeaseBackend;
 import dev.lease.spi.Grant;
-import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
 import dev.lease.testing.BlockingWork;
+import dev.lease.testing.ForwardingLeaseBackend;
 import dev.lease.testing.PostgresServer;
 import dev.lease.testing.TcpProxy;
 
@@ -196,14 +195,13 @@ class BatchedRenewalFaultScenariosTest {
      * backend does ({@link LeaseBackend#renewAll}, one statement where the backend implements it), and changes no
      * answer.
      */
-    private static final class Observed<G extends Grant> implements LeaseBackend<G> {
+    private static final class Observed<G extends Grant> extends ForwardingLeaseBackend<G> {
 
-        final LeaseBackend<G> backend;
         final AtomicInteger inFlight = new AtomicInteger();
         private final AtomicInteger largest = new AtomicInteger();
 
         Observed(LeaseBackend<G> backend) {
-            this.backend = backend;
+            super(backend);
         }
 
         int largestInFlight() {
@@ -211,64 +209,14 @@ class BatchedRenewalFaultScenariosTest {
         }
 
         @Override
-        public String id() {
-            return backend.id();
-        }
-
-        @Override
-        public boolean issuesFencingTokens() {
-            return backend.issuesFencingTokens();
-        }
-
-        @Override
-        public Optional<G> tryAcquire(GrantRequest request) throws Exception {
-            return backend.tryAcquire(request);
-        }
-
-        @Override
-        public boolean renew(G grant) throws Exception {
-            return backend.renew(grant);
-        }
-
-        @Override
-        public boolean renewsInOneCall() {
-            return backend.renewsInOneCall();
-        }
-
-        @Override
         public Set<G> renewAll(Collection<G> grants) throws Exception {
             largest.accumulateAndGet(inFlight.addAndGet(grants.size()), Math::max);
             try {
-                return backend.renewAll(grants);
+                return target().renewAll(grants);
             }
             finally {
                 inFlight.addAndGet(-grants.size());
             }
-        }
-
-        @Override
-        public void release(G grant) throws Exception {
-            backend.release(grant);
-        }
-
-        @Override
-        public void abandon(GrantRequest request) throws Exception {
-            backend.abandon(request);
-        }
-
-        @Override
-        public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
-            backend.awaitRelease(name, maxWait);
-        }
-
-        @Override
-        public Optional<Duration> maxTtl() {
-            return backend.maxTtl();
-        }
-
-        @Override
-        public void validateName(String name) {
-            backend.validateName(name);
         }
     }
 }
