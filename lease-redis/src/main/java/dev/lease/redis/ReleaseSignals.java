@@ -27,21 +27,21 @@ final class ReleaseSignals implements MessageListener, AutoCloseable {
 
     private static final Log log = LogFactory.getLog(ReleaseSignals.class);
 
-    private final RedisConnectionFactory connectionFactory;
-    private final String channel;
-    private final Map<String, Set<CountDownLatch>> waiters = new ConcurrentHashMap<>();
-
     private static final int OPEN = 0;
     private static final int STARTING = 1;
     private static final int STARTED = 2;
     private static final int CLOSED = 3;
 
+    private final RedisConnectionFactory connectionFactory;
+    private final String channel;
+    private final Map<String, Set<CountDownLatch>> waiters = new ConcurrentHashMap<>();
+
     /** Written under this object's lock by {@link #subscribe}; read without it by {@link #close}. */
     private volatile RedisMessageListenerContainer container;
     /**
-     * OPEN, STARTING (a thread is in the container's {@code start()}), STARTED or CLOSED. Once a start has begun,
-     * only the starting thread may destroy the container: a destroy during the start would find no subscription to
-     * end yet, and the start would then open one nobody closes.
+     * OPEN, STARTING (a thread is in the container's {@code start()}), STARTED or CLOSED. Every container has a
+     * starting thread, and until its start has ended only that thread may destroy it: a destroy during the start would
+     * find no subscription to end yet, and the start would then open one nobody closes.
      */
     private final AtomicInteger state = new AtomicInteger(OPEN);
 
@@ -132,8 +132,8 @@ final class ReleaseSignals implements MessageListener, AutoCloseable {
     public void close() {
         int previous = state.getAndSet(CLOSED);
         RedisMessageListenerContainer current = container;
-        if (previous != STARTING && previous != CLOSED && current != null) {
-            destroy(current);
+        if (previous == STARTED && current != null) {
+            destroy(current); // before or during the start, the starting thread destroys it
         }
     }
 

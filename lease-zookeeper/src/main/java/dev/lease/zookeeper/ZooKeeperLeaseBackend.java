@@ -54,8 +54,8 @@ import dev.lease.spi.LossListener;
  * of the {@code multi}, which rises ensemble-wide, also across deletion and re-creation of {@code {root}/{name}}, so
  * the znodes of idle names may be deleted ({@code deleteIdleAfter}). A release is one {@code multi} that checks the
  * version is still the one of our grant and deletes the holder (with zxid tokens, after a read that checks the holder
- * is the one our grant created: a re-created counter can reach our version again). All instances using a name must use the same token
- * source: see {@link ZooKeeperTokenSource} for how mixing them is refused.
+ * is the one our grant created: a re-created counter can reach our version again). All instances using a name must
+ * use the same token source: see {@link ZooKeeperTokenSource} for how mixing them is refused.
  *
  * <p>The lease lives as long as this client's ZooKeeper session; a {@code SUSPENDED} or {@code LOST} connection
  * reports every live grant lost at once, as Curator advises for locks. Renewal therefore only has to confirm that
@@ -368,7 +368,8 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
     private void releaseNow(ZkGrant g) throws Exception {
         if (g.sessionId() != sessionId()) {
             // The holder ended with the grant's session; a version-checked delete now could only meet a successor's.
-            log.debug("Lease '" + g.name() + "' (token " + g.value() + ") was granted in an earlier session; nothing to release");
+            log.debug("Lease '" + g.name() + "' (token " + g.value() + ") was granted in an earlier session; "
+                    + "nothing to release");
             return;
         }
         try {
