@@ -71,15 +71,12 @@ final class LettuceCalls {
                 TimeUnit.MILLISECONDS.toNanos(factory.getTimeout()));
         RedisFuture<String> set = commands().set(bytes(key), bytes(owner), SetArgs.Builder.nx().px(ttlMillis));
         try {
-            return "OK".equals(set.get(wait, TimeUnit.NANOSECONDS));
+            return "OK".equals(await(set, wait));
         }
         catch (TimeoutException ex) {
             throw new TimeoutException("Redis did not answer the grant request for lease '" + name + "' within "
                     + TimeUnit.NANOSECONDS.toMillis(wait) + " ms (the server may be unreachable); the request is "
                     + "abandoned");
-        }
-        catch (ExecutionException ex) {
-            throw ex.getCause() instanceof Exception cause ? cause : ex;
         }
     }
 
@@ -90,12 +87,7 @@ final class LettuceCalls {
     void abandon(String key, String attempt, String channel, String name) throws Exception {
         RedisFuture<Long> released = commands().eval(LeaseScripts.RELEASE.getScriptAsString(), ScriptOutputType.INTEGER,
                 new byte[][] { bytes(key) }, bytes(attempt), bytes(channel), bytes(name));
-        try {
-            released.get(factory.getTimeout(), TimeUnit.MILLISECONDS);
-        }
-        catch (ExecutionException ex) {
-            throw ex.getCause() instanceof Exception cause ? cause : ex;
-        }
+        await(released, TimeUnit.MILLISECONDS.toNanos(factory.getTimeout()));
     }
 
     /**
@@ -109,6 +101,16 @@ final class LettuceCalls {
         }
         catch (ExecutionException | TimeoutException | RuntimeException ex) {
             return null; // the wait falls back to the engine's backoff pause
+        }
+    }
+
+    /** The answer, or what Redis answered instead (not wrapped in an {@link ExecutionException}). */
+    private static <T> T await(RedisFuture<T> answer, long nanos) throws Exception {
+        try {
+            return answer.get(nanos, TimeUnit.NANOSECONDS);
+        }
+        catch (ExecutionException ex) {
+            throw ex.getCause() instanceof Exception cause ? cause : ex;
         }
     }
 
