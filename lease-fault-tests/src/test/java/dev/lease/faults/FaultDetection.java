@@ -12,8 +12,9 @@ import java.util.TreeMap;
 
 /**
  * The detection table of the fault suite (scenario × mutant), written to {@code target/fault-detection.md} by the
- * mutant runs of {@link MutantRuns}. Mutants run in executions of their own, each in parallel forks, so every cell is
- * a file of its own ({@link RunFiles}) and the table is rebuilt from all of them after every scenario.
+ * mutant runs of {@link MutantRuns}. Mutant runs go to several test JVMs at once (and, under {@code -Psoak}, to
+ * executions of their own), so every cell is a file of its own ({@link RunFiles}) and the table is rebuilt from all
+ * of them after every scenario.
  */
 final class FaultDetection {
 

@@ -7,13 +7,15 @@ import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.InvocationInterceptor;
 import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
+import org.junit.platform.commons.support.AnnotationSupport;
 import org.opentest4j.TestAbortedException;
 
 import dev.lease.LeaseKind;
 
 /**
- * Runs the fault scenarios of a class ({@code @ExtendWith(MutantRuns.class)}) against the mutant that
- * {@value Mutant#PROPERTY} names, when it names one; otherwise it stays out of the way. In a mutant run a scenario
+ * Runs the fault scenarios of a class ({@code @ExtendWith(MutantRuns.class)}) against the mutant that the class's
+ * {@link AgainstMutant} names, or else {@value Mutant#PROPERTY}, when either names one; otherwise it stays out of
+ * the way. In a mutant run a scenario
  * that fails (the history check or the scenario's own assertions: any {@link AssertionError}) has <em>detected</em>
  * the mutant: that is recorded in {@link FaultDetection} and the test passes. A scenario that passes did not detect
  * it: recorded too, and a failure of the test only for a CORRECTNESS scenario against {@link Mutant#FENCE}, which
@@ -38,10 +40,16 @@ final class MutantRuns implements InvocationInterceptor {
         }
     }
 
+    /** The mutant the scenarios of {@code testClass} run against: its {@link AgainstMutant}, else the property's. */
+    static Mutant mutantFor(Class<?> testClass) {
+        return AnnotationSupport.findAnnotation(testClass, AgainstMutant.class).map(AgainstMutant::value)
+                .orElseGet(Mutant::requested);
+    }
+
     @Override
     public void interceptTestMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> invocationContext,
             ExtensionContext extensionContext) throws Throwable {
-        Mutant mutant = Mutant.requested();
+        Mutant mutant = mutantFor(extensionContext.getRequiredTestClass());
         if (mutant == Mutant.NONE) {
             invocation.proceed();
             return;

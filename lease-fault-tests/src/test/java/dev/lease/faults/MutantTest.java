@@ -3,15 +3,22 @@ package dev.lease.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.platform.commons.support.AnnotationSupport;
+import org.junit.platform.commons.support.ReflectionSupport;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 
@@ -83,6 +90,37 @@ class MutantTest {
         history.invoke(3, 0, Kind.WRITE, 170);
         history.complete(3, Outcome.FAIL, 1, 180, null);
         assertThat(HistoryChecker.staleWritesRefusedAfterWrite(history)).isEqualTo(1);
+    }
+
+    @Test
+    void aFenceMutantClassRunsItsInheritedScenariosAgainstTheFenceMutant() {
+        assertThat(MutantRuns.mutantFor(JdbcFaultScenariosFenceMutantTest.class)).isEqualTo(Mutant.FENCE);
+        assertThat(MutantRuns.mutantFor(JdbcFaultScenariosTest.class)).isEqualTo(Mutant.NONE);
+    }
+
+    /**
+     * ./mvnw verify must run every CORRECTNESS scenario against the fence mutant: each scenario class has a subclass
+     * that does, but the Redis ones (EFFICIENCY only: their ledgers never compare tokens, nothing to break).
+     */
+    @Test
+    void everyCorrectnessScenarioClassRunsAgainstTheFenceMutant() {
+        Set<Class<?>> efficiencyOnly = Set.of(RedisFaultScenariosTest.class, RedisNemesisTest.class);
+        List<Class<?>> classes = ReflectionSupport.findAllClassesInPackage(MutantTest.class.getPackageName(),
+                type -> true, name -> true);
+        List<Class<?>> scenarioClasses = classes.stream()
+                .filter(type -> AnnotationSupport.findRepeatableAnnotations(type, ExtendWith.class).stream()
+                        .anyMatch(extend -> Arrays.asList(extend.value()).contains(MutantRuns.class)))
+                .filter(type -> !Modifier.isAbstract(type.getModifiers()))
+                .filter(type -> !type.isAnnotationPresent(AgainstMutant.class)).toList();
+        Set<Class<?>> againstFence = classes.stream()
+                .filter(type -> type.isAnnotationPresent(AgainstMutant.class)
+                        && type.getAnnotation(AgainstMutant.class).value() == Mutant.FENCE)
+                .map(Class::getSuperclass).collect(Collectors.toSet());
+        assertThat(scenarioClasses).as("scenario classes").hasSizeGreaterThanOrEqualTo(9)
+                .containsAll(efficiencyOnly);
+        assertThat(againstFence).as("scenario classes with a fence-mutant subclass")
+                .containsExactlyInAnyOrderElementsOf(
+                        scenarioClasses.stream().filter(type -> !efficiencyOnly.contains(type)).toList());
     }
 
     @Test

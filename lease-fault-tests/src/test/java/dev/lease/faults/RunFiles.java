@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * Result files that several surefire forks write at once. The suite runs its classes in parallel forks, and each
- * mutant in executions of its own, so no fork holds every row: each scenario's row is a file of its own under a
+ * Result files that several surefire forks write at once. The suite runs its classes in parallel forks (and, under
+ * {@code -Psoak}, mutants in executions of their own), so no fork holds every row: each scenario's row is a file of its own under a
  * directory of this build ({@code lease-test.run-id}, set by the pom to the build's timestamp), and the tables are
  * rebuilt from all of them. Rows of an earlier build never leak into this build's tables.
  */

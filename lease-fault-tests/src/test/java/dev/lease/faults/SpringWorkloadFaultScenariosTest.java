@@ -86,7 +86,7 @@ class SpringWorkloadFaultScenariosTest {
         postgres = PostgresServer.start();
         // One instance: transactions bind connections by DataSource, and the beans' must be the ledger's.
         ledgerDatabase = postgres.dataSource();
-        zookeeper = new TestingServer(ZooKeeperFaultScenariosTest.spec(-1), true);
+        zookeeper = new TestingServer(ZooKeeperScenarios.spec(-1), true);
     }
 
     @AfterAll

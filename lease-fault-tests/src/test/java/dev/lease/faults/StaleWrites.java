@@ -11,8 +11,6 @@ import java.util.Random;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.lease.faults.ZooKeeperFaultScenariosTest.HeldAfterGrant;
-
 /**
  * Rounds that make a fault scenario produce the stale write a fence exists for, so that the scenario fails against
  * a fence without the comparison ({@link Mutant#FENCE}): a holder frozen between deciding to write and writing
@@ -198,5 +196,55 @@ final class StaleWrites {
                 .until(() -> run.completedFrozenWrite(worker, token), op -> op != null);
         assertThat(write.outcome).as("the frozen write of worker " + worker + " with token " + token + ", after "
                 + "another worker's write with a newer token (" + write.detail + ")").isEqualTo(History.Outcome.FAIL);
+    }
+
+    /**
+     * Pauses the child while it holds the lease, until another worker got it, then resumes it. The run's in-process
+     * workers stand by until the child holds: re-acquiring at once, they could win every race against it.
+     */
+    static void pauseUntilTakenOver(FaultRun run, ChildHolder child) throws Exception {
+        pauseUntilTakenOver(run, child, run.workers());
+    }
+
+    /** Same, with {@code rivals} standing by until the child holds the lease, so that they cannot starve it. */
+    static void pauseUntilTakenOver(FaultRun run, ChildHolder child, List<? extends Worker> rivals) throws Exception {
+        long grants = run.grantsOf(child.worker());
+        rivals.forEach(rival -> rival.standBy(true));
+        try {
+            await().atMost(BOUND).pollInterval(POLL)
+                    .until(() -> run.grantsOf(child.worker()) > grants && child.holding());
+        }
+        finally {
+            rivals.forEach(rival -> rival.standBy(false));
+        }
+        child.pause();
+        long pausedAt = System.nanoTime();
+        await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantedSince(pausedAt, child.worker()));
+        child.resume();
+        run.fault("SIGSTOP of child holder " + child.worker() + " until taken over, then SIGCONT", System.nanoTime());
+    }
+
+    /** Without fence at grant the stale write after the successor's grant was accepted, seen by the new measure only. */
+    static void assertGrantWindowOpen(HistoryChecker.Verdict verdict) {
+        assertThat(verdict.staleWritesAfterGrant()).as("stale writes accepted after a successor's grant").isPositive();
+        assertThat(verdict.staleWritesAccepted()).as("stale writes accepted after a successor's write").isZero();
+    }
+
+    /**
+     * The stale writes of {@link #pausedWrites} are in the table's numbers: those after the successor's
+     * write refused, those between its grant and its write counted, none accepted after a successor's write.
+     */
+    static void assertStaleWrites(HistoryChecker.Verdict verdict, StaleWrites.Tally tally) {
+        assertFenceRefused(verdict);
+        assertThat(verdict.staleWritesAfterGrant()).as("stale writes accepted after a successor's grant")
+                .isGreaterThanOrEqualTo(tally.beforeTheSuccessorsWrite());
+        assertThat(verdict.writesRejected()).as("stale writes refused")
+                .isGreaterThanOrEqualTo(tally.afterTheSuccessorsWrite());
+    }
+
+    /** The run saw the fence refuse at least one stale write and accept none. */
+    static void assertFenceRefused(HistoryChecker.Verdict verdict) {
+        assertThat(verdict.writesRejected()).as("stale writes refused").isGreaterThanOrEqualTo(1);
+        assertThat(verdict.staleWritesAccepted()).as("stale writes accepted").isZero();
     }
 }
