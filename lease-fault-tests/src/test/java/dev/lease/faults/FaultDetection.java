@@ -66,8 +66,11 @@ final class FaultDetection {
     }
 
     static synchronized void record(Cell cell) {
-        RunFiles.write(DIR.resolve(cell.mutant().id).resolve(RunFiles.fileName(cell.scenario()) + ".tsv"), cell.tsv());
-        RunFiles.write(FILE, table());
+        RunFiles.exclusively(DIR, () -> {
+            RunFiles.write(DIR.resolve(cell.mutant().id).resolve(RunFiles.fileName(cell.scenario()) + ".tsv"),
+                    cell.tsv());
+            RunFiles.write(FILE, table());
+        });
     }
 
     private static String table() {

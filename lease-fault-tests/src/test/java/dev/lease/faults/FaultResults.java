@@ -51,7 +51,13 @@ final class FaultResults {
         if (Mutant.active() != Mutant.NONE) {
             return; // a mutant run's numbers are not the system's; its verdict goes to FaultDetection
         }
-        RunFiles.write(ROWS.resolve(RunFiles.fileName(row.scenario()) + ".md"), row.markdown() + "\n");
+        RunFiles.exclusively(ROWS, () -> {
+            RunFiles.write(ROWS.resolve(RunFiles.fileName(row.scenario()) + ".md"), row.markdown() + "\n");
+            RunFiles.write(FILE, table());
+        });
+    }
+
+    private static String table() {
         StringBuilder md = new StringBuilder("# Fault suite results\n\n")
                 .append("Produced by the fault suite (`dev.lease.faults`, ").append(Soak.ON ? "soak run, `-Psoak`" : "short run, `./mvnw verify`")
                 .append("). Stale writes accepted must be 0 for every CORRECTNESS row; EFFICIENCY rows count overlapping")
@@ -89,6 +95,6 @@ final class FaultResults {
                 throw new UncheckedIOException(ex);
             }
         }
-        RunFiles.write(FILE, md.toString());
+        return md.toString();
     }
 }

@@ -71,7 +71,7 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
         }
     }
 
-    /** The window fence at grant closes, shown open; see {@link ZooKeeperFaultScenariosTest}. */
+    /** The window fence at grant closes, shown open; see {@link ZooKeeperHolderFaultScenariosTest}. */
     @Test
     void pausedHolderWritesAfterTheSuccessorsGrant() throws Exception {
         String lease = "jdbc-paused-window";
@@ -92,7 +92,7 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
     }
 
     /**
-     * Leadership, as {@link ZooKeeperFaultScenariosTest#pausedLeader()}: the leader of an election, in a child JVM, is
+     * Leadership, as {@link ZooKeeperHolderFaultScenariosTest#pausedLeader()}: the leader of an election, in a child JVM, is
      * frozen right before a write of its term until its term's row expired and the in-process instance was elected;
      * let go, it writes with its old term's token, refused by the fence after the new leader's first write. Then the
      * child is frozen wherever it stands in a later term, until taken over. The in-process instance stands by (its

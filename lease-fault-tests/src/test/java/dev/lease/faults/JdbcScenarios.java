@@ -52,8 +52,10 @@ abstract class JdbcScenarios {
 
     @AfterAll
     static void stop() throws IOException {
+        // Shared by every scenario class of this base that a reused test JVM runs: none may close another's server.
         if (postgres != null) {
             postgres.close();
+            postgres = null;
         }
     }
 

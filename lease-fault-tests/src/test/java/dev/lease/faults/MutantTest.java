@@ -95,7 +95,7 @@ class MutantTest {
     @Test
     void aFenceMutantClassRunsItsInheritedScenariosAgainstTheFenceMutant() {
         assertThat(MutantRuns.mutantFor(JdbcFaultScenariosFenceMutantTest.class)).isEqualTo(Mutant.FENCE);
-        assertThat(MutantRuns.mutantFor(JdbcFaultScenariosTest.class)).isEqualTo(Mutant.NONE);
+        assertThat(MutantRuns.mutantFor(JdbcFaultScenariosTest.class)).isEqualTo(Mutant.requested());
     }
 
     /**

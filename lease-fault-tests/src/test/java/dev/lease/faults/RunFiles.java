@@ -2,17 +2,21 @@ package dev.lease.faults;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.stream.Stream;
 
 /**
  * Result files that several surefire forks write at once. The suite runs its classes in parallel forks (and, under
- * {@code -Psoak}, mutants in executions of their own), so no fork holds every row: each scenario's row is a file of its own under a
- * directory of this build ({@code lease-test.run-id}, set by the pom to the build's timestamp), and the tables are
- * rebuilt from all of them. Rows of an earlier build never leak into this build's tables.
+ * {@code -Psoak}, mutants in executions of their own), so no fork holds every row: each scenario's row is a file of
+ * its own under a directory of this build ({@code lease-test.run-id}, set by the pom to the build's timestamp), and
+ * the tables are rebuilt from all of them, one fork at a time. Rows of an earlier build never leak into this build's
+ * tables.
  */
 final class RunFiles {
 
@@ -33,6 +37,25 @@ final class RunFiles {
             Path partial = Files.createTempFile(file.getParent(), ".partial-", ".tmp");
             Files.writeString(partial, content);
             Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /**
+     * Runs {@code work} while holding this build's file lock on {@code dir}: forks that write a row and rebuild the
+     * table from every row take turns, or one that listed the rows before another wrote its own could write the table
+     * last, without that row. Callers are {@code synchronized}: a JVM may hold a file lock only once.
+     */
+    static void exclusively(Path dir, Runnable work) {
+        try {
+            Files.createDirectories(dir);
+            try (FileChannel channel = FileChannel.open(dir.resolve(".lock"), StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE);
+                    FileLock lock = channel.lock()) {
+                work.run();
+            }
         }
         catch (IOException ex) {
             throw new UncheckedIOException(ex);

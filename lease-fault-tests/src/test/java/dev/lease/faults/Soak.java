@@ -19,7 +19,8 @@ final class Soak {
 
     /**
      * {@code rounds} in a short run, {@code rounds * FACTOR} in a soak run; {@code rounds} in a mutant run
-     * ({@link MutantRuns}) even in a soak: one round that detects the mutant is enough.
+     * ({@link MutantRuns}) even in a soak: one round that detects the mutant is enough. The mutant is on only while
+     * the test method runs: call this from the test, not from {@code @BeforeAll} or a static initializer.
      */
     static int rounds(int rounds) {
         return Mutant.active() == Mutant.NONE ? rounds * FACTOR : rounds;

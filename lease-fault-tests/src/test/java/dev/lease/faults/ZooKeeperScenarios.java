@@ -53,11 +53,14 @@ abstract class ZooKeeperScenarios {
 
     @AfterAll
     static void stop() throws Exception {
+        // Shared by every scenario class of this base that a reused test JVM runs: none may close another's servers.
         if (zookeeper != null) {
             zookeeper.close();
+            zookeeper = null;
         }
         if (postgres != null) {
             postgres.close();
+            postgres = null;
         }
     }
 
