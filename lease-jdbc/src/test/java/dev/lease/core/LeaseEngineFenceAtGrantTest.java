@@ -27,8 +27,8 @@ import dev.lease.fence.JdbcFence;
 import dev.lease.fence.StaleTokenException;
 import dev.lease.memory.InMemoryLeaseBackend;
 import dev.lease.spi.Grant;
-import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
+import dev.lease.testing.ForwardingLeaseBackend;
 
 /** Fence at grant in the engine: when the fence is advanced, with which token, and what a refusal does to the lease. */
 class LeaseEngineFenceAtGrantTest {
@@ -146,40 +146,19 @@ class LeaseEngineFenceAtGrantTest {
     }
 
     /** Tells which thread released: a release left to the background may come after a retry. */
-    private static final class ReleaseRecording<G extends Grant> implements LeaseBackend<G> {
+    private static final class ReleaseRecording<G extends Grant> extends ForwardingLeaseBackend<G> {
 
-        private final LeaseBackend<G> backend;
         private final AtomicReference<Thread> releasedOn;
 
         ReleaseRecording(LeaseBackend<G> backend, AtomicReference<Thread> releasedOn) {
-            this.backend = backend;
+            super(backend);
             this.releasedOn = releasedOn;
-        }
-
-        @Override
-        public String id() {
-            return backend.id();
-        }
-
-        @Override
-        public boolean issuesFencingTokens() {
-            return true;
-        }
-
-        @Override
-        public Optional<G> tryAcquire(GrantRequest request) throws Exception {
-            return backend.tryAcquire(request);
-        }
-
-        @Override
-        public boolean renew(G grant) throws Exception {
-            return backend.renew(grant);
         }
 
         @Override
         public void release(G grant) throws Exception {
             releasedOn.set(Thread.currentThread());
-            backend.release(grant);
+            super.release(grant);
         }
     }
 }
