@@ -45,7 +45,7 @@ import dev.lease.spi.GrantFence;
  * <p>A resource must always be written under the same lease name: tokens of different leases say nothing about
  * each other.
  */
-public final class JdbcFence implements GrantFence {
+public final class JdbcFence implements Fence, GrantFence {
 
     /** The fence table. */
     public static final String TABLE = "lease_fence";
@@ -98,6 +98,7 @@ public final class JdbcFence implements GrantFence {
      * @throws IllegalStateException when no transaction of the fence's own DataSource is active (none at all, or only
      *         another resource's: another DataSource, JMS, Kafka): the check would not hold until the write
      */
+    @Override
     public void advance(String resource, FencingToken token) {
         validateResource(resource);
         Objects.requireNonNull(token, "token");
