@@ -137,7 +137,7 @@ public interface LeaseBackend<G extends Grant> {
      * an interrupt) once the request may already have reached the store: a grant nobody holds would block the name
      * for every instance until it expires. The engine calls it in the background, never on the caller's thread.
      * It must only remove a grant made by this very request (its {@link GrantRequest#attempt()} id, or for
-     * ZooKeeper a holder of this session that no live grant claims), never a successor's. The default does nothing,
+     * ZooKeeper a holder of this backend that no live grant claims), never a successor's. The default does nothing,
      * which is right only for a backend whose {@code tryAcquire} cannot leave a grant behind when it throws.
      *
      * @param request the request whose {@link #tryAcquire} threw

@@ -3,7 +3,6 @@ package dev.lease.zookeeper;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -52,10 +51,12 @@ import dev.lease.spi.LossListener;
  * new version, which only ever grows, so tokens strictly increase per name for as long as nobody deletes
  * {@code {root}/{name}} (the library then never does). With {@link ZooKeeperTokenSource#ZXID} the token is the zxid
  * of the {@code multi}, which rises ensemble-wide, also across deletion and re-creation of {@code {root}/{name}}, so
- * the znodes of idle names may be deleted ({@code deleteIdleAfter}). A release is one {@code multi} that checks the
- * version is still the one of our grant and deletes the holder (with zxid tokens, after a read that checks the holder
- * is the one our grant created: a re-created counter can reach our version again). All instances using a name must
- * use the same token source: see {@link ZooKeeperTokenSource} for how mixing them is refused.
+ * the znodes of idle names may be deleted ({@code deleteIdleAfter}). A release reads the holder, and if it is the one
+ * our grant created (our instance id, the grant's zxid as its creation zxid) deletes it in a {@code multi} that checks
+ * the version is still the one of our grant: a re-created counter can reach our version again. Holders are known by
+ * what the store says of them, never by a session read before a request, which Curator may retry on a new session
+ * ({@link OurHolders}). All instances using a name must use the same token source: see {@link ZooKeeperTokenSource}
+ * for how mixing them is refused.
  *
  * <p>The lease lives as long as this client's ZooKeeper session; a {@code SUSPENDED} or {@code LOST} connection
  * reports every live grant lost at once, as Curator advises for locks. Renewal therefore only has to confirm that
@@ -81,6 +82,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
     /** Written into our holder znodes so that an orphan left by a lost response can be told apart from a grant
      *  of another backend sharing the same client (and session). */
     private final byte[] instanceId = UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8);
+    private final OurHolders holders;
     private final ZooKeeperTokenSource tokenSource;
     private final Map<ZkGrant, Holding> live = new ConcurrentHashMap<>();
     /** Deletes idle names' znodes when {@code deleteIdleAfter} is set; null otherwise. */
@@ -121,6 +123,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
             ZooKeeperTokenSource tokenSource, Duration deleteIdleAfter) {
         this.client = Objects.requireNonNull(client, "client");
         this.paths = new LeasePaths(root);
+        this.holders = new OurHolders(client, paths, instanceId);
         this.configuredSessionTimeout = Objects.requireNonNull(sessionTimeout, "sessionTimeout");
         this.tokenSource = Objects.requireNonNull(tokenSource, "tokenSource");
         if (deleteIdleAfter != null) {
@@ -346,8 +349,8 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
 
     /**
      * Releases at once when connected. While disconnected it does not block the caller (who is usually a holder
-     * being told its lease is lost): the release is kept and retried when the same session reconnects, because a
-     * holder znode of a live session would otherwise block the name until that session ends.
+     * being told its lease is lost): the release is kept and retried when the connection is back, because a holder
+     * znode of a live session would otherwise block the name until that session ends.
      */
     @Override
     public void release(ZkGrant g) throws Exception {
@@ -365,48 +368,26 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         }
     }
 
+    /**
+     * Deletes the holder our grant created, identified by what the store says (our instance id, and the grant's zxid
+     * as its creation zxid), whichever session owns it now: a holder of an ended session is gone, and a successor's
+     * holder, even one at our version after the name was re-created, has another creation zxid. See
+     * {@link OurHolders} for why the version-checked delete that follows the read cannot meet a successor's holder.
+     */
     private void releaseNow(ZkGrant g) throws Exception {
-        if (g.sessionId() != sessionId()) {
-            // The holder ended with the grant's session; a version-checked delete now could only meet a successor's.
-            log.debug("Lease '" + g.name() + "' (token " + g.value() + ") was granted in an earlier session; "
-                    + "nothing to release");
-            return;
-        }
-        try {
-            if (tokenSource == ZooKeeperTokenSource.VERSION) {
-                // The counter's version moves on with every grant, so while it still has ours no one was granted
-                // since, and the holder is ours. It could only come back to our version if the counter were deleted
-                // and re-created, which it cannot be while our holder, its child, exists; and deleting a counter
-                // resets the version tokens, which this mode forbids (no idle-name deletion, see the class comment).
-                client.transaction().forOperations(
-                        client.transactionOp().check().withVersion(g.version()).forPath(paths.counter(g.name())),
-                        client.transactionOp().delete().forPath(paths.holder(g.name())));
-                return;
-            }
-            // With zxid tokens counters are deleted as idle names and re-created, so a later holder can reach our
-            // version again: the holder must also be the one our grant created (its creation zxid is the grant's).
-            // It cannot be replaced between this read and the multi without the version moving on, which the
-            // multi's check catches.
-            Stat holder = new Stat();
-            byte[] data = client.getData().storingStatIn(holder).forPath(paths.holder(g.name()));
-            if (!isOurs(holder, data) || holder.getCzxid() != g.zxid()) {
-                log.debug("Lease '" + g.name() + "' (token " + g.value() + ") is held by someone else now; nothing to release");
-                return;
-            }
-            client.transaction().forOperations(
-                    client.transactionOp().check().withVersion(g.version()).forPath(paths.counter(g.name())),
-                    client.transactionOp().delete().forPath(paths.holder(g.name())));
-        }
-        catch (KeeperException.BadVersionException | KeeperException.NoNodeException ex) {
-            log.debug("Lease '" + g.name() + "' (token " + g.value() + ") was no longer ours to release: " + ex.code());
+        if (!holders.delete(g.name(), g.version(), g.zxid())) {
+            log.debug("Lease '" + g.name() + "' (token " + g.value() + ") has no holder of its own left (its session "
+                    + "ended, or someone else holds it now); nothing to release");
         }
     }
 
     /**
      * Removes the holder znode that the failed request may have committed (Curator queues a request before it
-     * waits, so an interrupted or timed-out grant can still be committed): a holder of this session carrying this
-     * backend's instance id that no live grant claims. ZooKeeper handles one session's requests in the order they
-     * were sent, so the reads here come after the abandoned {@code multi}, whatever became of it.
+     * waits, so an interrupted or timed-out grant can still be committed, and retries it on a new session after an
+     * expiry): a holder carrying this backend's instance id that no live grant claims, whichever session owns it.
+     * ZooKeeper handles one session's requests in the order they were sent, so the reads here come after the
+     * abandoned {@code multi}, whatever became of it, unless Curator retries it later on a new session: that retry
+     * finds a session other than the one it was sent on and removes its own holder (see {@link #grant}).
      *
      * <p>While another grant attempt for the name runs here, it is left to that attempt: its {@code multi} was sent
      * after the abandoned one, so it meets the holder and removes it as an orphan before granting afresh (and if it
@@ -650,21 +631,30 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         }
     }
 
+    /**
+     * One grant {@code multi}. Its holder is known by its creation zxid (the {@code multi}'s, from the store's answer)
+     * and by the session that committed it ({@link OurHolders#ownerOf}), never by a session read before the request
+     * alone: Curator retries the {@code multi} on a new session after an expiry. A grant whose session changed under
+     * it (committed by another session than the one it was sent on, or by one that ended since) is of unknown
+     * standing: the caller may have given up on it, and its holder would block the name for as long as that session
+     * lives. Its holder is removed (found by its creation zxid and our instance id) and the request fails.
+     */
     private ZkGrant grant(String name) throws Exception {
-        // Read before the multi: if the session changes in between, the grant carries the older one and its first
-        // renewal reports it lost, which errs on the safe side.
-        long session = sessionId();
+        long sentOn = sessionId();
         List<CuratorTransactionResult> results = client.transaction().forOperations(
                 client.transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(paths.holder(name), instanceId),
                 client.transactionOp().setData().forPath(paths.counter(name), NO_DATA));
-        Stat counter = results.stream().filter(r -> r.getType() == OperationType.SET_DATA).findFirst()
-                .orElseThrow(() -> new IllegalStateException("ZooKeeper returned no setData result for " + name))
-                .getResultStat();
+        Stat counter = result(results, OperationType.SET_DATA, name).getResultStat();
         int version = counter.getVersion();
         // Every operation of a multi carries the multi's zxid: it is also the holder's czxid.
         long zxid = counter.getMzxid();
+        long now = sessionId();
+        long owner = OurHolders.ownerOf(result(results, OperationType.CREATE, name).getResultStat(), sentOn, now);
         long token = tokenSource == ZooKeeperTokenSource.ZXID ? zxid : version;
-        ZkGrant grant = new ZkGrant(name, token, version, session, zxid);
+        ZkGrant grant = new ZkGrant(name, token, version, owner, zxid);
+        if (owner == 0 || owner != sentOn || owner != now) {
+            throw sessionChanged(grant, sentOn, now);
+        }
         if (version <= 0) {
             // ZooKeeper versions are ints; past Integer.MAX_VALUE they wrap and would hand out a smaller token (and
             // a release could no longer check it).
@@ -685,6 +675,30 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         }
         markUsed(name);
         return grant;
+    }
+
+    private static CuratorTransactionResult result(List<CuratorTransactionResult> results, OperationType type,
+            String name) {
+        return results.stream().filter(r -> r.getType() == type).findFirst().orElseThrow(
+                () -> new IllegalStateException("ZooKeeper returned no " + type + " result for lease '" + name + "'"));
+    }
+
+    private IllegalStateException sessionChanged(ZkGrant grant, long sentOn, long now) {
+        String removed;
+        try {
+            removed = holders.delete(grant.name(), grant.version(), grant.zxid()) ? "its holder was removed"
+                    : "its holder is gone";
+        }
+        catch (Exception ex) {
+            // The engine abandons the failed request, which removes the holder as an orphan.
+            removed = "its holder could not be removed yet (" + ex + ")";
+        }
+        String message = "Lease '" + grant.name() + "': the ZooKeeper session changed while the grant request was in "
+                + "flight (sent on session 0x" + Long.toHexString(sentOn) + ", holder created by session 0x"
+                + Long.toHexString(grant.sessionId()) + " with zxid 0x" + Long.toHexString(grant.zxid())
+                + ", current session 0x" + Long.toHexString(now) + "), so the grant is treated as unknown: " + removed;
+        log.info(message);
+        return new IllegalStateException(message);
     }
 
     /** Marks a name granted with zxid tokens before its first zxid token leaves this backend. */
@@ -806,46 +820,20 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
     }
 
     /**
-     * Deletes the holder znode of {@code name} if it is an orphan: it carries our instance id, belongs to our
-     * current session and no live grant claims it. The caller holds the name's {@code acquiring} slot, so no grant
-     * of ours can be registered meanwhile. The counter is read before the holder and its version checked in the
-     * delete: any holder created after that read moved the counter on, so only the holder seen here can go.
-     *
-     * @return whether the holder was deleted
+     * Deletes the holder znode of {@code name} if it is an orphan: ours, and claimed by no live grant (see
+     * {@link OurHolders#removeOrphan}). The caller holds the name's {@code acquiring} slot, so no grant of ours can be
+     * registered meanwhile.
      */
     private boolean removeOrphan(String name, String leftBy) throws Exception {
-        String holder = paths.holder(name);
-        try {
-            Stat counter = client.checkExists().forPath(paths.counter(name));
-            if (counter == null) {
-                return false;
-            }
-            Stat holderStat = new Stat();
-            byte[] data = client.getData().storingStatIn(holderStat).forPath(holder);
-            if (!isOurs(holderStat, data) || live.keySet().stream().anyMatch(g -> g.name().equals(name))) {
-                return false;
-            }
-            client.transaction().forOperations(
-                    client.transactionOp().check().withVersion(counter.getVersion()).forPath(paths.counter(name)),
-                    client.transactionOp().delete().withVersion(holderStat.getVersion()).forPath(holder));
-            log.info("Lease '" + name + "': removed holder znode " + holder + " (version " + counter.getVersion()
-                    + ", zxid " + holderStat.getCzxid() + ") left by " + leftBy);
-            return true;
-        }
-        catch (KeeperException.NoNodeException | KeeperException.BadVersionException raced) {
-            return false; // no holder, or someone released, removed or granted it meanwhile
-        }
-    }
-
-    private boolean isOurs(Stat holder, byte[] data) throws Exception {
-        return holder.getEphemeralOwner() == client.getZookeeperClient().getZooKeeper().getSessionId()
-                && Arrays.equals(data, instanceId);
+        return holders.removeOrphan(name, czxid -> live.keySet().stream()
+                .anyMatch(g -> g.name().equals(name) && g.zxid() == czxid), leftBy);
     }
 
     private void connectionStateChanged(ConnectionState state) {
         lastState = state;
         if (state == ConnectionState.RECONNECTED) {
-            // Same session: our holders survived and must go. New session: they are gone; the retry finds nothing.
+            // Same session: our holders survived and must go. New session: they are normally gone with the old one;
+            // the retry deletes any that are left (identified by instance id and creation zxid, not by session).
             if (!pendingReleases.isEmpty() || !pendingAbandons.isEmpty()) {
                 client.runSafe(this::retryPending);
             }
@@ -915,8 +903,9 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
 
     /**
      * One grant: {@code value} is its token (the counter's version or the grant's zxid), {@code version} the counter's
-     * version after the grant (which a release checks), {@code sessionId} the session that holds it and {@code zxid}
-     * the zxid of the granting {@code multi}, which is also its holder's creation zxid.
+     * version after the grant (which a release checks), {@code sessionId} the session that owns its holder (as the
+     * store answered the grant) and {@code zxid} the zxid of the granting {@code multi}, which is also its holder's
+     * creation zxid.
      */
     record ZkGrant(String name, long value, int version, long sessionId, long zxid) implements Grant {
 
