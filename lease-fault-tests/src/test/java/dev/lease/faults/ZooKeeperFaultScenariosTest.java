@@ -2,10 +2,14 @@ package dev.lease.faults;
 
 import static dev.lease.faults.StaleWrites.pauseUntilTakenOver;
 import static dev.lease.testing.TestTiming.seconds;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 import org.apache.curator.test.InstanceSpec;
@@ -17,7 +21,7 @@ import dev.lease.testing.TcpProxy;
 
 /**
  * Fault scenarios on ZooKeeper, the fenced backend whose lease is a session, that strike the store and the network:
- * frozen networks, leader and ensemble loss, and a seeded random mix.
+ * frozen networks, leader and ensemble loss, sessions expiring under grant requests, and a seeded random mix.
  */
 class ZooKeeperFaultScenariosTest extends ZooKeeperScenarios {
 
@@ -172,5 +176,130 @@ class ZooKeeperFaultScenariosTest extends ZooKeeperScenarios {
             }
             run.finish();
         }
+    }
+
+    /**
+     * Sessions that expire while grant requests are in flight. Three instances, each through a link of its own (and a
+     * client set up like the auto-configuration's), loop on three contended names, waiting at most 1 s for a busy
+     * one; each instance also has a name of its own, which it only asks for during its faults. On a seeded random
+     * schedule (the nemesis) an instance's link drops (bytes vanish, nothing is closed), just as grant requests go out
+     * (its own name's among them), and stays down until the server expired the session: once the link heals, Curator
+     * retries the requests on a new session, long after their callers gave up, and on a name nobody else holds the
+     * late grant commits. Safety as everywhere (a forced stale write first; no stale write accepted). Liveness once
+     * the faults stop: no name is blocked by a holder nobody holds; each of the six is granted to another instance, on
+     * a session of its own, at its first request, waiting at most one session timeout.
+     */
+    @Test
+    void sessionExpiriesWhileGrantsAreInFlight() throws Exception {
+        String prefix = "zk-expiry-in-flight";
+        int instances = 3;
+        int contended = 3;
+        NemesisScenario.Holds holds = new NemesisScenario.Holds(LeaseKind.CORRECTNESS, SESSION, Duration.ofSeconds(1),
+                Duration.ofMillis(40));
+        try (NemesisScenario.Closer open = new NemesisScenario.Closer();
+                NemesisScenario scenario = new NemesisScenario(prefix, "zookeeper", LeaseKind.CORRECTNESS,
+                        contended + instances, ZooKeeperScenarios::ledger)) {
+            Nemesis nemesis = scenario.nemesis(Duration.ofMillis(200), SESSION);
+            for (int i = 1; i <= instances; i++) {
+                TcpProxy link = open.add(new TcpProxy(zookeeper.getPort()));
+                ZooKeeperHolder instance = open.add(ZooKeeperHolder.connectLikeProduction(link.address(), SESSION));
+                for (int name = 0; name < contended; name++) {
+                    worker(scenario, name, i, instance, holds);
+                }
+                LeaseWorker ownName = worker(scenario, contended + i - 1, i, instance, holds);
+                ownName.standBy(true);
+                expiresWithGrantsInFlight(nemesis, scenario, i, link, ownName);
+            }
+            TcpProxy childLink = open.add(new TcpProxy(zookeeper.getPort()));
+            Map<String, String> args = new HashMap<>();
+            args.put("backend", "zookeeper");
+            args.put("connect", childLink.address());
+            args.put("session-ms", Long.toString(SESSION.toMillis()));
+            args.put("root", ZooKeeperHolder.ROOT);
+            args.put("ledger-url", postgres.jdbcUrl());
+            ChildHolder child = scenario.child(10, 0, holds, args, childLink);
+            scenario.strike();
+
+            nemesis.close(); // every link healed: the faults stop
+            child.close();
+            List<Worker> workers = new ArrayList<>();
+            scenario.runs().forEach(run -> workers.addAll(run.workers()));
+            workers.forEach(worker -> worker.standBy(true));
+            // Idle for a while, not for a poll: a worker between its grant and its first step is neither.
+            await().during(Duration.ofMillis(200)).atMost(BOUND).pollInterval(POLL).until(
+                    () -> workers.stream().noneMatch(Worker::holding)
+                            && scenario.runs().stream().noneMatch(run -> acquiresPending(run, -1, 0) > 0));
+            ZooKeeperHolder other = open.add(ZooKeeperHolder.connect(zookeeper.getConnectString(), SESSION));
+            int auditor = 9;
+            for (int name = 0; name < contended + instances; name++) {
+                String lease = prefix + "-" + (name + 1);
+                scenario.runs().get(name).worker(auditor, other.engine(),
+                        new LeaseWorker.Config(lease, LeaseKind.CORRECTNESS, SESSION, SESSION, Duration.ofMillis(40),
+                                scenario.seed + name), LeaseWorker.BeforeWrite.NONE, attached(lease));
+            }
+            for (FaultRun run : scenario.runs()) {
+                History.Op first = await().atMost(BOUND).pollInterval(POLL).until(() -> run.history.ops().stream()
+                        .filter(op -> op.worker == auditor && op.kind == History.Kind.ACQUIRE
+                                && op.outcome != History.Outcome.PENDING).findFirst().orElse(null), op -> op != null);
+                assertThat(first.outcome).as("seed " + scenario.seed + " (" + Seeds.replay(scenario.seed)
+                        + "): the first request of another instance, waiting one session timeout, after the faults "
+                        + "stopped: " + first.detail).isEqualTo(History.Outcome.OK);
+            }
+            scenario.finish();
+        }
+    }
+
+    /** Starts worker {@code instance} on the scenario's name {@code index}. */
+    private static LeaseWorker worker(NemesisScenario scenario, int index, int instance, ZooKeeperHolder holder,
+            NemesisScenario.Holds holds) {
+        String lease = scenario.prefix + "-" + (index + 1);
+        return scenario.runs().get(index).worker(instance, holder.engine(),
+                holds.config(lease, scenario.seed * 31 + index * 7 + instance), LeaseWorker.BeforeWrite.NONE,
+                attached(lease));
+    }
+
+    /**
+     * The fault: the link of {@code instance} drops, and stays down past the session timeout, so that the server
+     * expires the session as it would in production (no earlier: the holders' local deadlines rely on it). The client
+     * still looks connected for two thirds of the session timeout, and the grant requests its workers send meanwhile
+     * go out and are lost, among them one for its own name ({@code ownName} asks while the fault lasts); Curator
+     * retries them, and once the link heals, on the new session. The link heals soon after the expiry, while Curator
+     * still retries.
+     */
+    private static void expiresWithGrantsInFlight(Nemesis nemesis, NemesisScenario scenario, int instance,
+            TcpProxy link, LeaseWorker ownName) {
+        nemesis.add("dropped the link of instance " + instance + " past its session timeout", 1,
+                SESSION.plusMillis(TICK_MS * 2), SESSION.multipliedBy(3).dividedBy(2), random -> {
+                    link.drop(true);
+                    long droppedAt = System.nanoTime();
+                    ownName.standBy(false);
+                    long deadline = droppedAt + SESSION.dividedBy(2).toNanos();
+                    while (inFlight(scenario, instance, droppedAt) == 0 && System.nanoTime() - deadline < 0) {
+                        Thread.sleep(POLL.toMillis());
+                    }
+                    return Nemesis.Off.described("dropped the link of instance " + instance + " past its session "
+                            + "timeout, " + inFlight(scenario, instance, droppedAt) + " grant request(s) sent after",
+                            () -> {
+                                link.drop(false);
+                                link.reset();
+                                ownName.standBy(true);
+                            });
+                });
+    }
+
+    /** Grant requests of {@code instance} on every name, sent since {@code since} and still unanswered. */
+    private static int inFlight(NemesisScenario scenario, int instance, long since) {
+        return scenario.runs().stream().mapToInt(run -> acquiresPending(run, instance, since)).sum();
+    }
+
+    /** ACQUIREs of {@code worker} (any worker when -1) invoked after {@code since} (ever when 0) and still pending. */
+    private static int acquiresPending(FaultRun run, int worker, long since) {
+        return (int) run.history.ops().stream().filter(op -> op.kind == History.Kind.ACQUIRE
+                && op.outcome == History.Outcome.PENDING && (worker < 0 || op.worker == worker)
+                && (since == 0 || op.invokedAt - since > 0)).count();
+    }
+
+    private static Ledger attached(String lease) {
+        return Ledger.attach(postgres.dataSource(), NemesisScenario.CHECK, lease);
     }
 }

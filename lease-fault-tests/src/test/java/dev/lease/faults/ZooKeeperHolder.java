@@ -27,9 +27,26 @@ record ZooKeeperHolder(CuratorFramework client, ZooKeeperLeaseBackend backend, L
     /** @param grantFence the fence the engine advances at grant for leases that name one, or null */
     static ZooKeeperHolder connect(String connectString, Duration sessionTimeout, GrantFence grantFence)
             throws InterruptedException {
-        CuratorFramework client = CuratorFrameworkFactory.builder().connectString(connectString)
+        return connect(CuratorFrameworkFactory.builder().connectString(connectString)
                 .sessionTimeoutMs((int) sessionTimeout.toMillis()).connectionTimeoutMs((int) sessionTimeout.toMillis())
-                .retryPolicy(new ExponentialBackoffRetry(100, 3)).build();
+                .retryPolicy(new ExponentialBackoffRetry(100, 3)), connectString, sessionTimeout, grantFence);
+    }
+
+    /**
+     * With a client set up like the auto-configuration's: a connection timeout of a third of the session timeout and
+     * retries that go on for longer than it (Curator retries a request across a session expiry).
+     */
+    static ZooKeeperHolder connectLikeProduction(String connectString, Duration sessionTimeout)
+            throws InterruptedException {
+        return connect(CuratorFrameworkFactory.builder().connectString(connectString)
+                .sessionTimeoutMs((int) sessionTimeout.toMillis())
+                .connectionTimeoutMs((int) sessionTimeout.dividedBy(3).toMillis())
+                .retryPolicy(new ExponentialBackoffRetry(100, 10, 2000)), connectString, sessionTimeout, null);
+    }
+
+    private static ZooKeeperHolder connect(CuratorFrameworkFactory.Builder builder, String connectString,
+            Duration sessionTimeout, GrantFence grantFence) throws InterruptedException {
+        CuratorFramework client = builder.build();
         client.start();
         if (!client.blockUntilConnected((int) TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS)) {
             client.close();
