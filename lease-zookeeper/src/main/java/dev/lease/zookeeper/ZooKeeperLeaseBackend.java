@@ -55,7 +55,7 @@ import dev.lease.spi.LossListener;
  * our grant created (our instance id, the grant's zxid as its creation zxid) deletes it in a {@code multi} that checks
  * the version is still the one of our grant: a re-created counter can reach our version again. Holders are known by
  * what the store says of them, never by a session read before a request, which Curator may retry on a new session
- * ({@link OurHolders}). All instances using a name must use the same token source: see {@link ZooKeeperTokenSource}
+ * ({@code OurHolders}). All instances using a name must use the same token source: see {@link ZooKeeperTokenSource}
  * for how mixing them is refused.
  *
  * <p>The lease lives as long as this client's ZooKeeper session; a {@code SUSPENDED} or {@code LOST} connection
@@ -372,7 +372,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
      * Deletes the holder our grant created, identified by what the store says (our instance id, and the grant's zxid
      * as its creation zxid), whichever session owns it now: a holder of an ended session is gone, and a successor's
      * holder, even one at our version after the name was re-created, has another creation zxid. See
-     * {@link OurHolders} for why the version-checked delete that follows the read cannot meet a successor's holder.
+     * {@code OurHolders} for why the version-checked delete that follows the read cannot meet a successor's holder.
      */
     private void releaseNow(ZkGrant g) throws Exception {
         if (!holders.delete(g.name(), g.version(), g.zxid())) {
@@ -387,7 +387,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
      * expiry): a holder carrying this backend's instance id that no live grant claims, whichever session owns it.
      * ZooKeeper handles one session's requests in the order they were sent, so the reads here come after the
      * abandoned {@code multi}, whatever became of it, unless Curator retries it later on a new session: that retry
-     * finds a session other than the one it was sent on and removes its own holder (see {@link #grant}).
+     * finds a session other than the one it was sent on and removes its own holder itself.
      *
      * <p>While another grant attempt for the name runs here, it is left to that attempt: its {@code multi} was sent
      * after the abandoned one, so it meets the holder and removes it as an orphan before granting afresh (and if it
@@ -633,7 +633,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
 
     /**
      * One grant {@code multi}. Its holder is known by its creation zxid (the {@code multi}'s, from the store's answer)
-     * and by the session that committed it ({@link OurHolders#ownerOf}), never by a session read before the request
+     * and by the session that committed it ({@code OurHolders.ownerOf}), never by a session read before the request
      * alone: Curator retries the {@code multi} on a new session after an expiry. A grant whose session changed under
      * it (committed by another session than the one it was sent on, or by one that ended since) is of unknown
      * standing: the caller may have given up on it, and its holder would block the name for as long as that session
@@ -821,7 +821,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
 
     /**
      * Deletes the holder znode of {@code name} if it is an orphan: ours, and claimed by no live grant (see
-     * {@link OurHolders#removeOrphan}). The caller holds the name's {@code acquiring} slot, so no grant of ours can be
+     * {@code OurHolders.removeOrphan}). The caller holds the name's {@code acquiring} slot, so no grant of ours can be
      * registered meanwhile.
      */
     private boolean removeOrphan(String name, String leftBy) throws Exception {
@@ -903,8 +903,8 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
 
     /**
      * One grant: {@code value} is its token (the counter's version or the grant's zxid), {@code version} the counter's
-     * version after the grant (which a release checks), {@code sessionId} the session that owns its holder (as the
-     * store answered the grant) and {@code zxid} the zxid of the granting {@code multi}, which is also its holder's
+     * version after the grant (which a release checks), {@code sessionId} the session that committed it (which owns its
+     * holder) and {@code zxid} the zxid of the granting {@code multi}, which is also its holder's
      * creation zxid.
      */
     record ZkGrant(String name, long value, int version, long sessionId, long zxid) implements Grant {

@@ -7,9 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -33,8 +31,6 @@ import dev.lease.LeaseKind;
 import dev.lease.LeaseUnavailableException;
 import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;
-import dev.lease.core.BackendRouter;
-import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
@@ -251,10 +247,7 @@ class ZooKeeperLeaseFaultTest {
     }
 
     private LeaseEngine engine(LeaseBackend<?> backend) {
-        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
-        routes.put(LeaseKind.CORRECTNESS, backend);
-        routes.put(LeaseKind.EFFICIENCY, backend);
-        LeaseEngine engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());
+        LeaseEngine engine = ZooKeeperTesting.engine(backend);
         closeables.add(engine);
         return engine;
     }

@@ -7,9 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -26,8 +24,6 @@ import dev.lease.Lease;
 import dev.lease.LeaseKind;
 import dev.lease.LeaseSpec;
 import dev.lease.LeaseUnavailableException;
-import dev.lease.core.BackendRouter;
-import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
@@ -159,10 +155,7 @@ class ZooKeeperSessionChangeTest {
     }
 
     private LeaseEngine engine(LeaseBackend<?> backend) {
-        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
-        routes.put(LeaseKind.CORRECTNESS, backend);
-        routes.put(LeaseKind.EFFICIENCY, backend);
-        LeaseEngine engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());
+        LeaseEngine engine = ZooKeeperTesting.engine(backend);
         closeables.add(engine);
         return engine;
     }

@@ -9,6 +9,7 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +21,12 @@ import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.Watcher.Event.KeeperState;
 import org.apache.zookeeper.ZooKeeper;
+
+import dev.lease.LeaseKind;
+import dev.lease.core.BackendRouter;
+import dev.lease.core.LeaseDefaults;
+import dev.lease.core.LeaseEngine;
+import dev.lease.spi.LeaseBackend;
 
 /** Real ZooKeeper servers and clients for the backend tests. */
 final class ZooKeeperTesting {
@@ -62,6 +69,14 @@ final class ZooKeeperTesting {
         assertThat(client.blockUntilConnected((int) seconds(20).toMillis(), TimeUnit.MILLISECONDS))
                 .as("connected to " + connectString).isTrue();
         return client;
+    }
+
+    /** An engine with the standard defaults that routes both kinds to {@code backend}; the caller closes it. */
+    static LeaseEngine engine(LeaseBackend<?> backend) {
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
+        routes.put(LeaseKind.CORRECTNESS, backend);
+        routes.put(LeaseKind.EFFICIENCY, backend);
+        return new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());
     }
 
     /**
