@@ -694,9 +694,9 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
             removed = "its holder could not be removed yet (" + ex + ")";
         }
         String message = "Lease '" + grant.name() + "': the ZooKeeper session changed while the grant request was in "
-                + "flight (sent on session 0x" + Long.toHexString(sentOn) + ", holder created by session 0x"
-                + Long.toHexString(grant.sessionId()) + " with zxid 0x" + Long.toHexString(grant.zxid())
-                + ", current session 0x" + Long.toHexString(now) + "), so the grant is treated as unknown: " + removed;
+                + "flight (sent on session 0x" + Long.toHexString(sentOn) + ", answered on session 0x"
+                + Long.toHexString(now) + "), so its grant (zxid 0x" + Long.toHexString(grant.zxid())
+                + ", token " + grant.value() + ") is treated as unknown: " + removed;
         log.info(message);
         return new IllegalStateException(message);
     }
