@@ -1,0 +1,75 @@
+package dev.lease.core;
+
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * What closing the engine does to the leases still held: every one is declared lost first, all together, so that no
+ * holder goes on working with a lease nobody renews while another's release is out; then they are released in
+ * parallel, each on a thread of its own, and closing waits for them until the grace period ends. A release still out
+ * then goes on in the background (a daemon thread, owner-checked at the store) and the grant otherwise expires there
+ * on its own: a store that answers only at its client timeout cannot hold shutdown for that long, once per lease.
+ */
+final class EngineShutdown {
+
+    private static final Log log = LogFactory.getLog(EngineShutdown.class);
+
+    /** At most this many releases are sent at once; the rest queue behind them, within the same grace period. */
+    private static final int MAX_PARALLEL_RELEASES = 32;
+
+    private EngineShutdown() {
+    }
+
+    /**
+     * Declares every lease lost, then releases them all and waits for the releases until {@code deadline} (on
+     * {@link System#nanoTime()}).
+     */
+    static void loseAndRelease(List<HeldLease> held, long deadline) {
+        if (held.isEmpty()) {
+            return;
+        }
+        for (HeldLease lease : held) {
+            lease.markLost(LossCause.SHUTDOWN, "the lease engine was closed (application shutting down)");
+        }
+        CountDownLatch released = new CountDownLatch(held.size());
+        Set<HeldLease> done = ConcurrentHashMap.newKeySet();
+        AtomicInteger next = new AtomicInteger();
+        int threads = Math.min(held.size(), MAX_PARALLEL_RELEASES);
+        for (int i = 0; i < threads; i++) {
+            Thread releaser = new Thread(() -> {
+                for (int n = next.getAndIncrement(); n < held.size(); n = next.getAndIncrement()) {
+                    try {
+                        held.get(n).close(false);
+                    }
+                    finally {
+                        done.add(held.get(n));
+                        released.countDown();
+                    }
+                }
+            }, "lease-shutdown-release-" + (i + 1));
+            releaser.setDaemon(true);
+            releaser.start();
+        }
+        try {
+            if (released.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                return;
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        String late = held.stream().filter(lease -> !done.contains(lease)).map(HeldLease::nameAndToken)
+                .collect(Collectors.joining(", "));
+        log.warn("Closing the lease engine: the release of " + late + " did not return within the "
+                + "shutdown grace period; each goes on in the background, and the store lets the grant expire at "
+                + "the end of its ttl otherwise");
+    }
+}
