@@ -22,6 +22,9 @@ final class EngineShutdown {
 
     private static final Log log = LogFactory.getLog(EngineShutdown.class);
 
+    /** How the threads that release at shutdown are named, followed by a number. */
+    static final String RELEASE_THREAD_PREFIX = "lease-shutdown-release-";
+
     /** At most this many releases are sent at once; the rest queue behind them, within the same grace period. */
     private static final int MAX_PARALLEL_RELEASES = 32;
 
@@ -54,7 +57,7 @@ final class EngineShutdown {
                         released.countDown();
                     }
                 }
-            }, "lease-shutdown-release-" + (i + 1));
+            }, RELEASE_THREAD_PREFIX + (i + 1));
             releaser.setDaemon(true);
             releaser.start();
         }
