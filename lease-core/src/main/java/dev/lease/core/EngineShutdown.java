@@ -52,6 +52,11 @@ final class EngineShutdown {
                     try {
                         held.get(n).close(false);
                     }
+                    catch (RuntimeException ex) {
+                        // The release itself never throws (the lease logs its failure); a hook that does must not
+                        // keep the other leases of this thread from being released.
+                        log.warn("Closing the lease engine: releasing " + held.get(n).nameAndToken() + " failed", ex);
+                    }
                     finally {
                         done.add(held.get(n));
                         released.countDown();
