@@ -1,5 +1,6 @@
 package dev.lease.core;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,7 +24,9 @@ final class EngineShutdown {
     private static final Log log = LogFactory.getLog(EngineShutdown.class);
 
     /** How the threads that release at shutdown are named, followed by a number. */
-    static final String RELEASE_THREAD_PREFIX = "lease-shutdown-release-";
+    private static final String RELEASE_THREAD_PREFIX = "lease-shutdown-release-";
+
+    private static final String REASON = "the lease engine was closed (application shutting down)";
 
     /** At most this many releases are sent at once; the rest queue behind them, within the same grace period. */
     private static final int MAX_PARALLEL_RELEASES = 32;
@@ -39,9 +42,15 @@ final class EngineShutdown {
         if (held.isEmpty()) {
             return;
         }
+        // Every lease invalid before any holder is interrupted: one reacting to its loss sees no other still valid.
+        List<Runnable> losses = new ArrayList<>(held.size());
         for (HeldLease lease : held) {
-            lease.markLost(LossCause.SHUTDOWN, "the lease engine was closed (application shutting down)");
+            Runnable loss = lease.invalidate(LossCause.SHUTDOWN, REASON);
+            if (loss != null) {
+                losses.add(loss);
+            }
         }
+        losses.forEach(Runnable::run);
         CountDownLatch released = new CountDownLatch(held.size());
         Set<HeldLease> done = ConcurrentHashMap.newKeySet();
         AtomicInteger next = new AtomicInteger();

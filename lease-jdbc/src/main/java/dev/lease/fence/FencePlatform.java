@@ -14,8 +14,8 @@ import dev.lease.jdbc.SqlPlatforms;
  */
 enum FencePlatform {
 
-    POSTGRESQL("postgresql", "INSERT INTO " + JdbcFence.TABLE + " (resource, fence) VALUES (?, ?) ON CONFLICT (resource)"
-            + " DO NOTHING", false,
+    POSTGRESQL("postgresql", "INSERT INTO " + JdbcFence.TABLE + " (resource, fence) VALUES (?, ?)"
+            + " ON CONFLICT (resource) DO NOTHING", false,
             // Local to the transaction: it ends with it, whatever happens to this method.
             "SELECT current_setting('lock_timeout')", "SELECT set_config('lock_timeout', ?, true)") {
 
