@@ -241,11 +241,24 @@ final class HeldLease implements Lease {
 
     /** Turns the lease invalid now and interrupts the thread running its section, if any. Idempotent. */
     void markLost(LossCause cause, String reason) {
+        Runnable announce = invalidate(cause, reason);
+        if (announce != null) {
+            announce.run();
+        }
+    }
+
+    /**
+     * Turns the lease invalid now and returns the rest of its loss (interrupting the thread running its section,
+     * the log line, the listeners, freeing the name) for the caller to run; null when it was lost or closed already.
+     * Closing the engine invalidates every lease before it announces any loss, so that no holder reacting to its own
+     * loss still sees another lease of the engine valid.
+     */
+    Runnable invalidate(LossCause cause, String reason) {
         List<ThreadLeases.Frames> frames;
         Runnable hook;
         synchronized (lock) {
             if (lost || closed) {
-                return;
+                return null;
             }
             lost = true;
             lossReason = reason;
@@ -253,6 +266,10 @@ final class HeldLease implements Lease {
             frames = List.copyOf(boundTo);
             hook = whenLost;
         }
+        return () -> announceLoss(cause, reason, frames, hook);
+    }
+
+    private void announceLoss(LossCause cause, String reason, List<ThreadLeases.Frames> frames, Runnable hook) {
         String message = "Lease " + nameAndToken() + " on " + backend.id() + " lost (" + cause.tag() + "): " + reason
                 + (frames.isEmpty() ? "" : "; interrupting "
                         + frames.stream().map(ThreadLeases.Frames::threadName).collect(Collectors.joining(", ")));

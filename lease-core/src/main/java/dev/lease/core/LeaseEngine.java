@@ -62,7 +62,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     private final LongSupplier clock;
     /** What a held lease's validity (its local deadline) is measured on: {@link #clock}, except in tests. */
     private final LongSupplier validityClock;
-    private final GrantFence grantFence;
+    private final GrantFencing fencing;
     private final Listeners listeners;
     private final Set<HeldLease> live = ConcurrentHashMap.newKeySet();
     /** One per backend, so that the renewals due on a backend go to it together. */
@@ -71,6 +71,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     private final LocalLines lines = new LocalLines();
     /** Set once, under the lock of {@link #live}, when closing starts. */
     private volatile boolean closing;
+    private volatile Duration shutdownGrace = RenewalExecutors.SHUTDOWN_GRACE;
 
     /**
      * @param router which backend serves each kind
@@ -122,7 +123,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         this.router = router;
         this.listeners = new Listeners(listeners);
         this.defaults = defaults;
-        this.grantFence = grantFence;
+        this.fencing = new GrantFencing(grantFence);
         this.clock = monotonicClock;
         this.validityClock = validityClock;
         this.executors = new RenewalExecutors(Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
@@ -297,28 +298,17 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
      */
     public void validate(String culprit, LeaseKind kind, Duration ttl, Duration renewEvery, boolean fenceAtGrant) {
         if (fenceAtGrant) {
-            checkFenceAtGrant(culprit, kind);
+            fencing.check(culprit, kind);
         }
         LeaseBackend<?> backend = backendFor(culprit, kind);
         Timing.resolve(culprit, ttl, renewEvery, defaults, backend);
     }
 
-    private void checkFenceAtGrant(String culprit, LeaseKind kind) {
-        if (kind != LeaseKind.CORRECTNESS) {
-            throw new LeaseConfigurationException(culprit + ": fence at grant needs a fencing token, but the lease is "
-                    + kind + ".", "remove fence, or make the lease CORRECTNESS if a duplicate would corrupt data.");
-        }
-        if (grantFence == null) {
-            throw new LeaseConfigurationException(culprit + ": fence at grant needs a fence to advance, and there is "
-                    + "no JdbcFence bean (or there are several and none is @Primary).", "give the application a "
-                    + "single DataSource (a JdbcFence bean is then created), declare a JdbcFence bean (mark one "
-                    + "@Primary if there are several), or remove fence.");
-        }
-    }
-
     /**
-     * Stops renewing. Leases still held are declared lost first, so their holders are interrupted and get
-     * {@link dev.lease.LeaseLostException} instead of running on with a lease nobody renews, and then released.
+     * Stops renewing. Leases still held are all declared lost first, so their holders are interrupted and get
+     * {@link dev.lease.LeaseLostException} instead of running on with a lease nobody renews, and then released in
+     * parallel; closing waits for the releases no longer than the shutdown grace period (5 s), after which a release
+     * still out goes on in the background and the store lets its grant expire otherwise.
      */
     @Override
     public void close() {
@@ -331,12 +321,15 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
             closing = true;
             held = List.copyOf(live);
         }
+        long deadline = System.nanoTime() + shutdownGrace.toNanos();
         lines.close();
-        for (HeldLease lease : held) {
-            lease.markLost(LossCause.SHUTDOWN, "the lease engine was closed (application shutting down)");
-            lease.close(false);
-        }
-        executors.close();
+        EngineShutdown.loseAndRelease(held, deadline);
+        executors.close(deadline);
+    }
+
+    /** Sets how long {@link #close()} waits for releases; for tests, before closing. */
+    void shutdownGrace(Duration grace) {
+        this.shutdownGrace = grace;
     }
 
     private <T> T reenter(HeldLease lease, Resolved resolved, LeasedWork<T> work) throws Throwable {
@@ -347,7 +340,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         }
         lease.checkValid();
         if (resolved.fence() != null) {
-            fenceAtGrant(lease, resolved.fence());
+            fencing.onReentry(lease, resolved.fence());
         }
         ThreadLeases.Frames frames = ThreadLeases.enter(lease);
         T result;
@@ -506,7 +499,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
             return Optional.empty();
         }
         HeldLease lease = new HeldLease(resolved.description(), grant.get(), resolved.timing(), requestedAt,
-                executors, renewalsOf(backend), validityClock, live::remove, listeners);
+                executors, renewalsOf(backend), validityClock, this::closed, listeners);
         // Before anything can free the grant (a loss needs the relay attached, closing needs it registered).
         lines.granted(ticket, firstAttempt);
         lease.whenFreed(() -> lines.released(ticket));
@@ -522,7 +515,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         lease.start();
         if (resolved.fence() != null) {
             try {
-                fenceAtGrant(lease, resolved.fence());
+                fencing.atGrant(lease, resolved.fence());
             }
             catch (LeaseLostException refusedByTheFence) {
                 // The store just granted it and still holds it: release now, not in the background as after a loss
@@ -532,22 +525,6 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
             }
         }
         return Optional.of(lease);
-    }
-
-    /**
-     * Advances the fence to the lease's token before any work runs. A fence that refuses (it already accepted a newer
-     * token) or fails means the lease cannot be relied on: it is declared lost.
-     */
-    private void fenceAtGrant(HeldLease lease, String resource) {
-        try {
-            grantFence.advanceAtGrant(resource, lease.token());
-        }
-        catch (RuntimeException ex) {
-            lease.markLost(LossCause.FENCE_REFUSED, "the fence of resource '" + resource + "' could not be advanced to its token at grant, so "
-                    + "the lease cannot be relied on (a fence that already accepted a newer token means a later holder "
-                    + "superseded it before its work started): " + ex.getMessage());
-            throw lease.lostException(ex);
-        }
     }
 
     /**
@@ -595,6 +572,12 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
                     + Durations.formatNanos(System.nanoTime() - sentAt) + " (the store may be "
                     + "unreachable; the request is abandoned once its call returns)"));
         }
+    }
+
+    /** A lease was closed: it is no longer held. */
+    private void closed(HeldLease lease) {
+        live.remove(lease);
+        fencing.forget(lease);
     }
 
     /** How many renewals wait on the schedules of all backends; for tests. */
@@ -700,7 +683,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         Timing timing = Timing.resolve(culprit, spec.ttl().orElse(null), spec.renewEvery().orElse(null), defaults,
                 backend);
         if (spec.fence().isPresent()) {
-            checkFenceAtGrant(culprit, spec.kind());
+            fencing.check(culprit, spec.kind());
         }
         return new Resolved(name, spec.kind(), backend, timing, spec.waitFor(), spec.fence().orElse(null),
                 spec.nameTemplate());

@@ -21,7 +21,10 @@ public enum LossCause {
     /** The leader gave up its term ({@code Leadership.yieldLeadership()}): deliberate, logged at INFO, not WARN. */
     YIELDED("yielded"),
 
-    /** The fence refused the new token at grant: a later holder had already written under a newer one. */
+    /**
+     * The fence could not be advanced at grant: it refused the new token (a later holder had already written under a
+     * newer one), failed, or waited past the lease's validity for a lock another transaction holds.
+     */
     FENCE_REFUSED("fence-refused");
 
     private final String tag;

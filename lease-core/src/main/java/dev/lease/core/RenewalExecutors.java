@@ -22,8 +22,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class RenewalExecutors implements AutoCloseable {
 
-    /** How long closing waits for queued releases before abandoning them (they then expire on their own). */
-    private static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(5);
+    /**
+     * How long closing the engine waits for releases (of the leases it declares lost, and those already queued)
+     * before leaving them to the background; their grants then expire at the store on their own.
+     */
+    static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(5);
 
     private final ScheduledThreadPoolExecutor timer;
     private final Map<String, ThreadPoolExecutor> io = new ConcurrentHashMap<>();
@@ -95,16 +98,21 @@ final class RenewalExecutors implements AutoCloseable {
     }
 
     /**
-     * Stops the timer at once. The I/O pools finish what is queued, within a bound: by then the engine has cancelled
-     * every renewal, so what remains are releases of lost leases, which must not be dropped on shutdown.
+     * Stops the timer at once. The I/O pools finish what is queued, within {@link #SHUTDOWN_GRACE}: by then the
+     * engine has cancelled every renewal, so what remains are releases of lost leases, which must not be dropped on
+     * shutdown.
      */
     @Override
     public void close() {
+        close(System.nanoTime() + SHUTDOWN_GRACE.toNanos());
+    }
+
+    /** Like {@link #close()}, waiting for the I/O pools until {@code deadline} (on {@link System#nanoTime()}). */
+    void close(long deadline) {
         closed = true;
         timer.shutdownNow();
         calls.shutdown();
         io.values().forEach(ThreadPoolExecutor::shutdown);
-        long deadline = System.nanoTime() + SHUTDOWN_GRACE.toNanos();
         for (ThreadPoolExecutor pool : io.values()) {
             try {
                 pool.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);

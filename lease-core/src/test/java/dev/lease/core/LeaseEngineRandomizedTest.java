@@ -20,6 +20,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -30,7 +31,9 @@ import dev.lease.LeaseKind;
 import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;
 import dev.lease.LeaseUnavailableException;
+import dev.lease.FencingToken;
 import dev.lease.spi.Grant;
+import dev.lease.spi.GrantFence;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
 import dev.lease.spi.LossListener;
@@ -39,14 +42,21 @@ import dev.lease.spi.LossListener;
  * Random schedules against a simulated store: nested sections on a few contended names, losses of one lease or of
  * every lease of a thread or of the whole store at once (a suspended ZooKeeper session), leases closed inside their
  * own section, foreign interrupts, renewals that fail or answer late, jumps of the engine's monotonic clock (the
- * process paused), grant requests whose answer is lost, and the engine closed while all of it runs. After each schedule it checks what the engine promises:
+ * process paused), grant requests whose answer is lost, sections fenced at grant that re-enter their lease inside a
+ * transaction holding the fence row's lock (the README's quick-start shape), and the engine closed while all of it
+ * runs, its releases hanging past the grace period. After each schedule it checks what the engine promises:
  * <ul>
  *   <li>every section still running on a lost lease is interrupted: it can only leave through its interrupt, so one
  *       still running at the end was never told;</li>
  *   <li>no interrupt of ours survives the exit of the last lost section, and a foreign one is never invented;</li>
  *   <li>every grant the store made is released in the end, including those whose answer was lost;</li>
  *   <li>validity never comes back once seen false;</li>
- *   <li>never two valid holders of one name.</li>
+ *   <li>never two valid holders of one name;</li>
+ *   <li>fence at grant is told the lease's validity; a re-entered section never fences again what its grant fenced,
+ *       and is never fenced like a new grant, in a transaction of its own that would wait for the lock of the
+ *       transaction it suspended;</li>
+ *   <li>closing declares every held lease lost before it sends the first release, and returns within its grace
+ *       period however long the releases hang.</li>
  * </ul>
  * Seeded: the seed is in every failure message and {@code -Dlease-test.engine-seed=N} replays the same choices (thread
  * timing still varies). {@code -Psoak} runs many more schedules; {@code -Dlease-test.engine-schedules=N} sets the count.
@@ -57,6 +67,8 @@ class LeaseEngineRandomizedTest {
     private static final int SCHEDULES = Integer.getInteger("lease-test.engine-schedules",
             Boolean.getBoolean("lease-test.soak") ? 1000 : 25);
     private static final String[] NAMES = {"a", "b", "c"};
+    /** How long closing waits for its releases; the store makes them hang up to ten times as long. */
+    private static final Duration SHUTDOWN_GRACE = Duration.ofMillis(100);
 
     @Test
     void randomSchedulesKeepEveryPromise() throws Exception {
@@ -77,6 +89,7 @@ class LeaseEngineRandomizedTest {
 
         final Random random;
         final SimulatedStore store;
+        final SimulatedFence fence;
         final LeaseEngine engine;
         final List<Worker> workers = new ArrayList<>();
         final List<String> violations = Collections.synchronizedList(new ArrayList<>());
@@ -92,11 +105,14 @@ class LeaseEngineRandomizedTest {
 
         Schedule(long seed) {
             this.random = new Random(seed);
-            this.store = new SimulatedStore(new Random(random.nextLong()));
+            this.store = new SimulatedStore(new Random(random.nextLong()), violations);
+            this.fence = new SimulatedFence(violations);
             Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
             routes.put(LeaseKind.CORRECTNESS, store);
-            this.engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(),
+            this.engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(), fence,
                     () -> System.nanoTime() + clockAhead.get());
+            this.engine.shutdownGrace(SHUTDOWN_GRACE);
+            this.store.engine = engine;
             for (int i = 0; i < 3; i++) {
                 workers.add(new Worker(i, new Random(random.nextLong())));
             }
@@ -116,7 +132,7 @@ class LeaseEngineRandomizedTest {
             int closeAt = random.nextBoolean() ? random.nextInt(steps) : -1;
             for (int step = 0; step < steps; step++) {
                 if (step == closeAt) {
-                    engine.close();
+                    close();
                 }
                 act();
                 LockSupport.parkNanos(random.nextInt(2_000_000));
@@ -136,7 +152,7 @@ class LeaseEngineRandomizedTest {
                 w.interrupt();
                 w.join(seconds(10).toMillis());
             }
-            engine.close();
+            close();
             until = System.nanoTime() + seconds(10).toNanos();
             while (!store.unreleased().isEmpty() && System.nanoTime() - until < 0) {
                 LockSupport.parkNanos(1_000_000);
@@ -145,6 +161,16 @@ class LeaseEngineRandomizedTest {
             sampling = false;
             sampler.join();
             return violations;
+        }
+
+        /** Closes the engine, whose releases may hang: it must return within its grace period all the same. */
+        private void close() {
+            long start = System.nanoTime();
+            engine.close();
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            if (took.compareTo(SHUTDOWN_GRACE.plus(seconds(1))) > 0) {
+                violations.add("closing took " + took + ", past its grace period of " + SHUTDOWN_GRACE);
+            }
         }
 
         private void act() {
@@ -243,16 +269,32 @@ class LeaseEngineRandomizedTest {
 
             private Object section(int depth) {
                 boolean shortTtl = r.nextInt(3) == 0;
-                LeaseSpec spec = LeaseSpec.of(NAMES[r.nextInt(NAMES.length)], LeaseKind.CORRECTNESS)
+                String name = NAMES[r.nextInt(NAMES.length)];
+                LeaseSpec spec = LeaseSpec.of(name, LeaseKind.CORRECTNESS)
                         .withTtl(shortTtl ? Duration.ofMillis(45) : Duration.ofMinutes(1))
                         .withRenewEvery(shortTtl ? Duration.ofMillis(12) : Duration.ofSeconds(20))
                         .withWaitFor(r.nextBoolean() ? Duration.ZERO : Duration.ofMillis(r.nextInt(50)));
+                int fenced = r.nextInt(3);
+                if (fenced > 0) {
+                    spec = spec.withFence(resource(name, fenced));
+                }
                 return engine.execute(spec, lease -> body((HeldLease) lease, depth));
+            }
+
+            /** One of the two resources written under lease {@code name}. */
+            private static String resource(String name, int which) {
+                return (which == 1 ? "r-" : "r2-") + name;
             }
 
             private Object body(HeldLease lease, int depth) throws InterruptedException {
                 Section section = enter(lease);
+                boolean openedTransaction = false;
                 try {
+                    if (r.nextInt(3) == 0) {
+                        // @Transactional and fence.advance: the transaction keeps the row locked until this section ends.
+                        openedTransaction = fence.begin();
+                        fence.writeInTransaction(resource(lease.name(), 1 + r.nextInt(2)), lease.token());
+                    }
                     int children = depth < 2 ? r.nextInt(3) : 0;
                     for (int i = 0; i < children; i++) {
                         try {
@@ -279,6 +321,9 @@ class LeaseEngineRandomizedTest {
                     return null;
                 }
                 finally {
+                    if (openedTransaction) {
+                        fence.end();
+                    }
                     section.blocked = false;
                     stack.pop();
                     open.remove(section);
@@ -288,6 +333,7 @@ class LeaseEngineRandomizedTest {
             private Section enter(HeldLease lease) {
                 sections.incrementAndGet();
                 seen.add(lease);
+                store.entered(lease);
                 for (Section other : open) {
                     if (other.lease != lease && other.lease.name().equals(lease.name()) && other.lease.isValid()
                             && lease.isValid()) {
@@ -348,11 +394,14 @@ class LeaseEngineRandomizedTest {
         final Random random;
         final AtomicLong tokens = new AtomicLong();
         final AtomicInteger failRenewals = new AtomicInteger();
+        final List<String> violations;
+        volatile LeaseEngine engine;
         private final Map<String, StoreGrant> current = new HashMap<>();
         private final Map<Long, StoreGrant> grants = new ConcurrentHashMap<>();
 
-        SimulatedStore(Random random) {
+        SimulatedStore(Random random, List<String> violations) {
             this.random = random;
+            this.violations = violations;
         }
 
         private int roll(int bound) {
@@ -415,9 +464,38 @@ class LeaseEngineRandomizedTest {
             }
         }
 
+        /**
+         * The release of a lease the closing engine declared lost, whether closing sends it or the lease's section on
+         * its way out, finds no lease of the engine still held (closing turns them all invalid before it interrupts
+         * any holder), and hangs up to ten times the grace period, as a store answering only at its client timeout
+         * would.
+         */
         @Override
-        public synchronized void release(Grant grant) {
-            free((StoreGrant) grant);
+        public void release(Grant grant) {
+            StoreGrant g = (StoreGrant) grant;
+            HeldLease lease = g.lease;
+            String reason = lease == null ? null : lease.lossReason();
+            if (reason != null && reason.contains("lease engine was closed")) {
+                List<HeldLeaseSnapshot> held = engine.held();
+                if (!held.isEmpty()) {
+                    violations.add("closing released " + grant + " while " + held + " were still held (valid, not lost)");
+                }
+                long until = System.nanoTime() + SHUTDOWN_GRACE.toNanos() * roll(10);
+                while (System.nanoTime() - until < 0) {
+                    LockSupport.parkNanos(until - System.nanoTime());
+                }
+            }
+            synchronized (this) {
+                free(g);
+            }
+        }
+
+        /** The lease the engine made of {@code lease}'s grant, once a section runs on it. */
+        void entered(HeldLease lease) {
+            StoreGrant g = grants.get(lease.token().value());
+            if (g != null) {
+                g.lease = lease;
+            }
         }
 
         @Override
@@ -461,6 +539,137 @@ class LeaseEngineRandomizedTest {
         }
     }
 
+    /**
+     * The resource side: a fence value per resource and row locks held by transactions, one per worker thread, that
+     * last until the section that opened them ends (a @Transactional leased method that advanced the fence). Fence
+     * at grant in a transaction of its own waits for another transaction's lock no longer than the validity it is
+     * given (and 200 ms here), and fails at once on its own thread's suspended transaction, as a lock timeout would
+     * end that wait; it checks what the engine asks of it. A test double for the engine, never for a fence.
+     */
+    private static final class SimulatedFence implements GrantFence {
+
+        private static final long MAX_WAIT_NANOS = Duration.ofMillis(200).toNanos();
+
+        final List<String> violations;
+        private final Map<String, Long> fences = new HashMap<>();
+        private final Map<String, Thread> locks = new HashMap<>();
+        private final Set<String> fencedAtGrant = ConcurrentHashMap.newKeySet();
+        private final ThreadLocal<Boolean> inTransaction = new ThreadLocal<>();
+
+        SimulatedFence(List<String> violations) {
+            this.violations = violations;
+        }
+
+        /** Opens a transaction on this thread unless one is open: true when this call opened it. */
+        boolean begin() {
+            if (inTransaction.get() != null) {
+                return false;
+            }
+            inTransaction.set(Boolean.TRUE);
+            return true;
+        }
+
+        /** Ends this thread's transaction: its locks go. */
+        synchronized void end() {
+            inTransaction.remove();
+            locks.values().removeIf(holder -> holder == Thread.currentThread());
+            notifyAll();
+        }
+
+        /** fence.advance in this thread's transaction, unless another transaction holds the row (then nothing). */
+        synchronized void writeInTransaction(String resource, FencingToken token) {
+            Thread holder = locks.get(resource);
+            if ((holder == null || holder == Thread.currentThread()) && fences.getOrDefault(resource, 0L) <= token.value()) {
+                locks.put(resource, Thread.currentThread());
+                fences.put(resource, token.value());
+            }
+        }
+
+        @Override
+        public void advanceAtGrant(String resource, FencingToken token) {
+            violations.add("fence at grant of " + resource + " with " + token + " was not told the lease's validity");
+            throw new IllegalStateException("no validity");
+        }
+
+        @Override
+        public void advanceAtGrant(String resource, FencingToken token, Duration validity) {
+            check(resource, token, validity);
+            if (reentered(token)) {
+                violations.add("a section re-entering " + token + " was fenced at grant like a new grant, in a "
+                        + "transaction of its own (it would wait for the lock of the transaction it suspended)");
+            }
+            advanceInOwnTransaction(resource, token, validity);
+            fencedAtGrant.add(resource + "#" + token.value());
+        }
+
+        @Override
+        public void advanceOnReentry(String resource, FencingToken token, Duration validity) {
+            check(resource, token, validity);
+            if (fencedAtGrant.contains(resource + "#" + token.value())) {
+                violations.add("a re-entered section fenced " + resource + " again with " + token
+                        + ", which its grant had fenced");
+            }
+            if (inTransaction.get() == null) {
+                advanceInOwnTransaction(resource, token, validity);
+                return;
+            }
+            synchronized (this) {
+                awaitLock(resource, validity, true);
+                refuseIfStale(resource, token);
+                locks.put(resource, Thread.currentThread());
+                fences.put(resource, token.value());
+            }
+        }
+
+        private synchronized void advanceInOwnTransaction(String resource, FencingToken token, Duration validity) {
+            awaitLock(resource, validity, false);
+            refuseIfStale(resource, token);
+            fences.put(resource, token.value());
+        }
+
+        /** Under this object's lock: waits until no other transaction holds the row, within the bound. */
+        private void awaitLock(String resource, Duration validity, boolean joined) {
+            long until = System.nanoTime() + Math.min(MAX_WAIT_NANOS, Math.max(0, validity.toNanos()));
+            while (true) {
+                Thread holder = locks.get(resource);
+                if (holder == null || (joined && holder == Thread.currentThread())) {
+                    return;
+                }
+                long left = until - System.nanoTime();
+                if (holder == Thread.currentThread() || left <= 0) {
+                    throw new IllegalStateException("lock wait on " + resource + " timed out");
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("lock wait on " + resource + " interrupted");
+                }
+            }
+        }
+
+        private void refuseIfStale(String resource, FencingToken token) {
+            long current = fences.getOrDefault(resource, 0L);
+            if (current > token.value()) {
+                throw new IllegalStateException(resource + " accepted " + current + ", newer than " + token);
+            }
+        }
+
+        private void check(String resource, FencingToken token, Duration validity) {
+            if (validity == null || validity.compareTo(Duration.ofMinutes(1)) > 0) {
+                violations.add("fence at grant of " + resource + " with " + token + " was told a validity of "
+                        + validity + ", more than any lease's ttl");
+            }
+        }
+
+        /** Whether the calling worker is inside a section of the lease that holds {@code token}. */
+        private static boolean reentered(FencingToken token) {
+            return Thread.currentThread() instanceof Schedule.Worker worker
+                    && worker.stack.stream().anyMatch(s -> s.lease.grantToken().orElse(-1) == token.value());
+        }
+    }
+
     private static final class StoreGrant implements Grant {
 
         final String name;
@@ -470,6 +679,7 @@ class LeaseEngineRandomizedTest {
         final long ttlNanos;
         long expiresAt;
         volatile boolean released;
+        volatile HeldLease lease;
 
         StoreGrant(String name, long token, String attempt, LossListener onLoss, long ttlNanos) {
             this.name = name;

@@ -37,6 +37,8 @@ class ScriptedBackend implements LeaseBackend {
     volatile Duration renewDelay = Duration.ZERO;
     /** How many of the next grant requests fail, as an unreachable store would; each says which call it was. */
     final AtomicInteger acquireFailures = new AtomicInteger();
+    /** Runs inside each release, before it blocks when {@link #releaseBlocks} says so. */
+    volatile Runnable duringRelease = () -> { };
     /** Runs inside each grant request, after the engine sent it and before the answer comes back. */
     volatile Runnable duringAcquire = () -> { };
     private final String id;
@@ -97,6 +99,7 @@ class ScriptedBackend implements LeaseBackend {
     @Override
     public void release(Grant grant) throws InterruptedException {
         releases.incrementAndGet();
+        duringRelease.run();
         if (releaseBlocks) {
             hang.await();
         }

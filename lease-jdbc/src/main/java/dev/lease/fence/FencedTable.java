@@ -35,16 +35,16 @@ import dev.lease.jdbc.SqlIdentifiers;
 public final class FencedTable {
 
     private final JdbcOperations jdbc;
-    private final OwnTransaction ownTransaction;
+    private final FenceAtGrant atGrant;
     private final FenceListener listener;
     private final String table;
     private final String keyColumn;
     private final String fenceColumn;
 
-    FencedTable(JdbcOperations jdbc, OwnTransaction ownTransaction, FenceListener listener, String table,
+    FencedTable(JdbcOperations jdbc, FenceAtGrant atGrant, FenceListener listener, String table,
             String keyColumn, String fenceColumn) {
         this.jdbc = jdbc;
-        this.ownTransaction = ownTransaction;
+        this.atGrant = atGrant;
         this.listener = listener;
         this.table = table;
         this.keyColumn = keyColumn;
@@ -113,13 +113,24 @@ public final class FencedTable {
      * transaction of its own committed before this method returns. Call it first in a leased section that writes the
      * row: from then on every write with an older token is refused, even before this holder writes anything.
      *
+     * <p>When a transaction of this table's DataSource on this thread already sees the row at {@code token}, nothing
+     * is done: that transaction may hold the row's lock (a section that re-entered its lease wrote the row), which a
+     * transaction of its own would wait for. A lock wait lasts no longer than the validity of the lease bound to this
+     * thread that holds {@code token}, if any.
+     *
      * @param key the value of the key column of the row
      * @param token the token of the lease just granted
      * @throws StaleTokenException when the row already accepted a newer token: the lease was superseded
      * @throws EmptyResultDataAccessException when no row has that key
+     * @throws org.springframework.dao.CannotAcquireLockException when another transaction held the row's lock for as
+     *         long as the lease was valid, naming the lease, the token and the row
      */
     public void advanceAtGrant(Object key, FencingToken token) {
-        ownTransaction.run("Fence at grant of " + resource(key), status -> update(key, token, Map.of()));
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(token, "token");
+        FenceAtGrant.Target row = new FenceAtGrant.Target("row " + resource(key), table,
+                "SELECT " + fenceColumn + " FROM " + table + " WHERE " + keyColumn + " = ?", key);
+        atGrant.advance(row, token, null, false, () -> update(key, token, Map.of()));
     }
 
     private String resource(Object key) {

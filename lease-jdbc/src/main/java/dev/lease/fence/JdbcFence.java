@@ -2,6 +2,7 @@ package dev.lease.fence;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
@@ -57,10 +58,13 @@ public final class JdbcFence implements Fence, GrantFence {
 
     private static final String READ = "SELECT fence FROM " + TABLE + " WHERE resource = ? FOR UPDATE";
 
+    /** Without a lock: what the caller's transaction sees, waiting for nobody. */
+    private static final String CURRENT = "SELECT fence FROM " + TABLE + " WHERE resource = ?";
+
     private final JdbcOperations jdbc;
-    private final OwnTransaction ownTransaction;
     private final FenceListener listener;
-    private volatile Platform platform;
+    private final FenceAtGrant atGrant;
+    private volatile FencePlatform platform;
 
     /**
      * A fence over the given operations.
@@ -82,7 +86,7 @@ public final class JdbcFence implements Fence, GrantFence {
      */
     public JdbcFence(JdbcOperations jdbc, FenceListener listener) {
         this.jdbc = Objects.requireNonNull(jdbc, "jdbc");
-        this.ownTransaction = new OwnTransaction(jdbc);
+        this.atGrant = new FenceAtGrant(jdbc, this::platform);
         this.listener = Objects.requireNonNull(listener, "listener");
     }
 
@@ -162,7 +166,7 @@ public final class JdbcFence implements Fence, GrantFence {
      * found among the thread's resources; other transactions on the thread (another DataSource, JMS) bind none for
      * this DataSource, or only an auto-commit one.
      */
-    private static boolean isInThreadBoundTransaction(Connection connection) throws SQLException {
+    static boolean isInThreadBoundTransaction(Connection connection) throws SQLException {
         if (connection.getAutoCommit()) {
             return false;
         }
@@ -182,13 +186,48 @@ public final class JdbcFence implements Fence, GrantFence {
      * {@link dev.lease.Leased#fence()} calls it right after the grant; a transaction the caller is in is suspended
      * meanwhile. Costs one more transaction per grant.
      *
+     * <p>When a transaction of the fence's DataSource on this thread already sees the fence at {@code token}, nothing
+     * is done: that transaction may hold the row's lock (a section that re-entered its lease wrote the resource),
+     * which a transaction of its own would wait for. A lock wait of the advance lasts no longer than the validity of
+     * the lease bound to this thread that holds {@code token}, if any.
+     *
      * @throws StaleTokenException when the resource already accepted a newer token: the lease was superseded
+     * @throws org.springframework.dao.CannotAcquireLockException when another transaction held the fence row's lock
+     *         for as long as the lease was valid
      * @throws IllegalStateException when this fence was not built over a {@code JdbcTemplate} (no DataSource to open
      *         a transaction on)
      */
     @Override
     public void advanceAtGrant(String resource, FencingToken token) {
-        ownTransaction.run("Fence at grant of resource '" + resource + "'", status -> advance(resource, token));
+        advanceAtGrant(resource, token, null);
+    }
+
+    /**
+     * Like {@link #advanceAtGrant(String, FencingToken)}, with every lock wait bounded by {@code validity}: a lock
+     * timeout on the transaction, set back afterwards.
+     *
+     * @param validity how long the lease is still valid; null to take it from the lease bound to this thread
+     * @throws org.springframework.dao.CannotAcquireLockException when another transaction held the fence row's lock
+     *         for that long, naming the lease, the token and the resource
+     */
+    @Override
+    public void advanceAtGrant(String resource, FencingToken token, Duration validity) {
+        atGrant.advance(target(resource), token, validity, false, () -> advance(resource, token));
+    }
+
+    /**
+     * Fence at grant for a section that re-enters its lease: in the caller's transaction when one of the fence's
+     * DataSource is active (it may already hold the fence row's lock), else as {@link #advanceAtGrant}. Every lock
+     * wait is bounded by {@code validity}.
+     */
+    @Override
+    public void advanceOnReentry(String resource, FencingToken token, Duration validity) {
+        atGrant.advance(target(resource), token, validity, true, () -> advance(resource, token));
+    }
+
+    private static FenceAtGrant.Target target(String resource) {
+        validateResource(resource);
+        return new FenceAtGrant.Target("resource '" + resource + "'", TABLE, CURRENT, resource);
     }
 
     /**
@@ -227,7 +266,7 @@ public final class JdbcFence implements Fence, GrantFence {
      * @throws IllegalArgumentException when a name is not a plain SQL identifier
      */
     public FencedTable table(String table, String keyColumn, String fenceColumn) {
-        return new FencedTable(jdbc, ownTransaction, listener, SqlIdentifiers.table(table, "fenced table"),
+        return new FencedTable(jdbc, atGrant, listener, SqlIdentifiers.table(table, "fenced table"),
                 SqlIdentifiers.column(keyColumn, "key column"), SqlIdentifiers.column(fenceColumn, "fence column"));
     }
 
@@ -240,7 +279,7 @@ public final class JdbcFence implements Fence, GrantFence {
     }
 
     private boolean insertIfAbsent(String resource, long value) {
-        Platform p = platform();
+        FencePlatform p = platform();
         try {
             return jdbc.update(p.insertIfAbsent, p.insertBindsResourceTwice
                     ? new Object[] {resource, value, resource} : new Object[] {resource, value}) > 0;
@@ -252,11 +291,11 @@ public final class JdbcFence implements Fence, GrantFence {
         }
     }
 
-    private Platform platform() {
-        Platform p = platform;
+    private FencePlatform platform() {
+        FencePlatform p = platform;
         if (p == null) {
             String product = jdbc.execute((ConnectionCallback<String>) c -> c.getMetaData().getDatabaseProductName());
-            p = Platform.of(product);
+            p = FencePlatform.of(product);
             platform = p;
         }
         return p;
@@ -274,38 +313,6 @@ public final class JdbcFence implements Fence, GrantFence {
         if (resource.chars().anyMatch(Character::isISOControl)) {
             throw new IllegalArgumentException("Invalid fenced resource name '" + resource
                     + "': it contains control characters");
-        }
-    }
-
-    /** How to insert a fence row unless it exists, without aborting the caller's transaction. */
-    private enum Platform {
-
-        POSTGRESQL("postgresql", "INSERT INTO " + TABLE + " (resource, fence) VALUES (?, ?) ON CONFLICT (resource) DO NOTHING",
-                false),
-        MYSQL("mysql", "INSERT IGNORE INTO " + TABLE + " (resource, fence) VALUES (?, ?)", false),
-        H2("h2", "INSERT INTO " + TABLE + " (resource, fence) SELECT ?, ? FROM DUAL WHERE NOT EXISTS"
-                + " (SELECT 1 FROM " + TABLE + " WHERE resource = ?)", true);
-
-        final String script;
-        final String insertIfAbsent;
-        final boolean insertBindsResourceTwice;
-
-        Platform(String script, String insertIfAbsent, boolean insertBindsResourceTwice) {
-            this.script = script;
-            this.insertIfAbsent = insertIfAbsent;
-            this.insertBindsResourceTwice = insertBindsResourceTwice;
-        }
-
-        static Platform of(String product) {
-            String platform = SqlPlatforms.of(product).orElseThrow(() -> new IllegalStateException(
-                    "JdbcFence supports PostgreSQL, MySQL, MariaDB and H2, but the database is '" + product
-                            + "'. Check tokens with a fence column in your own table instead (JdbcFence.table)."));
-            for (Platform p : values()) {
-                if (p.script.equals(platform)) {
-                    return p;
-                }
-            }
-            throw new IllegalStateException("No fence platform for " + platform);
         }
     }
 }

@@ -113,6 +113,64 @@ class FenceAtGrantTest {
         });
     }
 
+    /**
+     * The quick-start shape, re-entered: a fenced @Transactional method that advanced its fence calls another method
+     * leased on the same name. Fence at grant again, in a transaction of its own, waited for the row lock of the
+     * transaction it suspended: H2's lock timeout then cost the holder its valid lease (PostgreSQL waits for ever).
+     */
+    @Test
+    void aFencedTransactionalMethodThatReentersItsLeaseCompletesWithoutFencingAgain() {
+        runner.run(context -> {
+            Billing billing = context.getBean(Billing.class);
+            JdbcFence fence = context.getBean(JdbcFence.class);
+
+            long token = billing.billAndRecord(8);
+
+            assertThat(token).isEqualTo(context.getBean(InMemoryLeaseBackend.class).lastToken("invoice-8").orElseThrow());
+            assertThat(context.getBean(JdbcTemplate.class).queryForObject(
+                    "SELECT billed_with FROM invoice WHERE id = 8", Long.class)).isEqualTo(token);
+            assertThat(fence.current("invoice-8")).hasValue(token);
+        });
+    }
+
+    static class Billing {
+
+        private final JdbcFence fence;
+        private final JdbcTemplate jdbc;
+        private final Ledger ledger;
+
+        Billing(JdbcFence fence, JdbcTemplate jdbc, Ledger ledger) {
+            this.fence = fence;
+            this.jdbc = jdbc;
+            this.ledger = ledger;
+        }
+
+        @Leased(name = "invoice-#{#id}", kind = LeaseKind.CORRECTNESS, fence = "invoice-#{#id}")
+        @Transactional
+        public long billAndRecord(long id) {
+            FencingToken token = LeaseContext.token();
+            fence.advance("invoice-" + id, token);
+            jdbc.update("UPDATE invoice SET billed_with = ? WHERE id = ?", token.value(), id);
+            ledger.record(id);
+            return token.value();
+        }
+    }
+
+    static class Ledger {
+
+        private final JdbcFence fence;
+
+        Ledger(JdbcFence fence) {
+            this.fence = fence;
+        }
+
+        @Leased(name = "invoice-#{#id}", kind = LeaseKind.CORRECTNESS, fence = "invoice-#{#id}")
+        @Transactional
+        public void record(long id) {
+            fence.advance("invoice-" + id, LeaseContext.token());
+        }
+    }
+
     static class Invoices {
 
         private final JdbcTemplate jdbc;
@@ -189,6 +247,16 @@ class FenceAtGrantTest {
         @Bean
         Invoices invoices(JdbcTemplate jdbc, DataSource dataSource) {
             return new Invoices(jdbc, dataSource);
+        }
+
+        @Bean
+        Ledger ledger(JdbcFence fence) {
+            return new Ledger(fence);
+        }
+
+        @Bean
+        Billing billing(JdbcFence fence, JdbcTemplate jdbc, Ledger ledger) {
+            return new Billing(fence, jdbc, ledger);
         }
     }
 }
