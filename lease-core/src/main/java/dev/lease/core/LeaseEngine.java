@@ -303,6 +303,20 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         Timing.resolve(culprit, ttl, renewEvery, defaults, backend);
     }
 
+    /**
+     * Checks a lease name the way every acquire does: against the rules every name follows ({@link LeaseNames}), then
+     * against those of the backend serving {@code kind} ({@link LeaseBackend#validateName}). Lets a name known before
+     * the first call, such as an annotation's literal, fail the startup instead of that call.
+     *
+     * @param culprit how to name the lease in error messages, e.g. the annotated method
+     * @throws IllegalArgumentException saying which rule the name breaks
+     * @throws LeaseConfigurationException when {@code kind} is not routed to a backend that can serve it
+     */
+    public void validateName(String culprit, LeaseKind kind, String name) {
+        LeaseBackend<?> backend = backendFor(culprit, kind);
+        backend.validateName(LeaseNames.validate(name));
+    }
+
     private void checkFenceAtGrant(String culprit, LeaseKind kind) {
         if (kind != LeaseKind.CORRECTNESS) {
             throw new LeaseConfigurationException(culprit + ": fence at grant needs a fencing token, but the lease is "

@@ -28,9 +28,10 @@ import dev.lease.spi.LeaseNames;
 
 /**
  * The {@link LeaderElections} bean: every election declared by a {@link dev.lease.leader.LeaderOnly} method or by
- * configuration, checked once all singletons exist, campaigning from the start of the application context (a
- * {@link SmartLifecycle}) and released when it stops, before the lease engine closes, so that another instance takes
- * over at once. Grants and revocations are published as application events.
+ * configuration, checked once all singletons exist (routing, timing, and the name against the backend's rules),
+ * campaigning from the start of the application context (a {@link SmartLifecycle}) and released when it stops, before
+ * the lease engine closes, so that another instance takes over at once. Grants and revocations are published as
+ * application events.
  */
 public class SpringLeaderElections implements LeaderElections, SmartLifecycle, ApplicationEventPublisherAware {
 
@@ -140,6 +141,8 @@ public class SpringLeaderElections implements LeaderElections, SmartLifecycle, A
             }
             String culprit = declaration.declaredBy() + " (election '" + declaration.election() + "')";
             leases.validate(culprit, declaration.kind(), declaration.ttl(), declaration.renewEvery(), false);
+            StartupNameCheck.check(leases, culprit, declaration.kind(), new NameTemplate(declaration.election(), null),
+                    "nightly-reports");
             LeaseSpec spec = LeaseSpec.of(declaration.election(), declaration.kind());
             if (declaration.ttl() != null) {
                 spec = spec.withTtl(declaration.ttl());
