@@ -99,7 +99,7 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
     private boolean closed;
     /**
      * How many characters the table's {@code name} column holds, once read ({@link #verifySchema}, else the first
-     * {@link #validateName}); 0 while unknown.
+     * grant); 0 while unknown.
      */
     private volatile int nameColumnLength;
 
@@ -194,6 +194,11 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
         // The request's attempt id is the owner, so that abandon can find the row this very request may have taken.
         String owner = request.attempt();
         Optional<JdbcGrant> granted = autocommit("grant", ttlMillis, call -> {
+            if (nameColumnLength == 0) {
+                // Not verified at startup: the name is checked before the first write instead.
+                nameColumnLength = call.columnLength("SELECT name FROM " + table + " WHERE 1 = 0");
+                validateName(name);
+            }
             boolean taken;
             try {
                 taken = tokens == Tokens.SHARED ? grantShared(call, sql, name, owner, ttlMillis)
@@ -616,21 +621,14 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
     /**
      * Refuses a name longer than the table's {@code name} column holds (the shipped DDL makes it 255 characters, more
      * than any lease name; a table of the application's own may hold fewer): the database would refuse the grant.
-     * The column's length is read once, by {@link #verifySchema} or else here, on a connection of its own; while it
-     * cannot be read (no table yet) names are not refused here.
+     * The column's length is read once, by {@link #verifySchema} (at startup) or else by the first grant, before it
+     * writes; until then this refuses nothing, so that it never waits for the database outside a grant's deadline.
      */
     @Override
     public void validateName(String name) {
         int max = nameColumnLength;
         if (max == 0) {
-            try {
-                max = autocommit("reading the name column's length", MAX_STATEMENT_SECONDS * 1000L,
-                        call -> call.columnLength("SELECT name FROM " + table + " WHERE 1 = 0"));
-                nameColumnLength = max;
-            }
-            catch (DataAccessException ex) {
-                return;
-            }
+            return;
         }
         int length = name.codePointCount(0, name.length());
         if (length > max) {
