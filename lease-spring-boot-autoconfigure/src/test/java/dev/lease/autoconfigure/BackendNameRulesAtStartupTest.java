@@ -124,7 +124,8 @@ class BackendNameRulesAtStartupTest {
     @Test
     void kubernetesAnElectionNameFailsTheStartupNamingTheLeaderOnlyMethod() {
         onKubernetes.withUserConfiguration(NightlyElection.class).run(failsNaming(
-                "@LeaderOnly on NightlyElection.run() (election 'Nightly_Report')", "kubernetes backend",
+                "@LeaderOnly on NightlyElection.run() (election 'Nightly_Report'): the name is refused",
+                "kubernetes backend",
                 "upper-case", "rename it"));
     }
 
