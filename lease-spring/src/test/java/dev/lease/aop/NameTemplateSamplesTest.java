@@ -43,7 +43,7 @@ class NameTemplateSamplesTest {
         System.out.println("NameTemplateSamplesTest seed: " + seed);
         Random random = new Random(seed);
         int refused = 0;
-        for (int i = 0; i < 3000; i++) {
+        for (int i = 0; i < 800; i++) {
             int parts = 1 + random.nextInt(2);
             List<String> literals = new ArrayList<>();
             for (int p = 0; p <= parts; p++) {
