@@ -85,10 +85,19 @@ public final class Election implements Leadership, AutoCloseable {
         this.campaign.setDaemon(true);
     }
 
-    /** Starts campaigning; once only. */
+    /**
+     * Starts campaigning; a second call does nothing.
+     *
+     * @throws IllegalStateException when the election was closed: a closed election never campaigns again, so
+     *         starting it would leave a caller believing it campaigns (ask the engine for a new one instead)
+     */
     public void start() {
         synchronized (lock) {
-            if (started || closing) {
+            if (closing) {
+                throw new IllegalStateException("Election '" + spec.name() + "' was closed and cannot campaign "
+                        + "again; create a new one with LeaseEngine.election(...)");
+            }
+            if (started) {
                 return;
             }
             started = true;

@@ -305,6 +305,20 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     }
 
     /**
+     * Checks a lease name the way every acquire does: against the rules every name follows ({@link LeaseNames}), then
+     * against those of the backend serving {@code kind} ({@link LeaseBackend#validateName}). Lets a name known before
+     * the first call, such as an annotation's literal, fail the startup instead of that call.
+     *
+     * @param culprit how to name the lease in error messages, e.g. the annotated method
+     * @throws IllegalArgumentException saying which rule the name breaks
+     * @throws LeaseConfigurationException when {@code kind} is not routed to a backend that can serve it
+     */
+    public void validateName(String culprit, LeaseKind kind, String name) {
+        LeaseBackend<?> backend = backendFor(culprit, kind);
+        backend.validateName(LeaseNames.validate(name));
+    }
+
+    /**
      * Stops renewing. Leases still held are all declared lost first, so their holders are interrupted and get
      * {@link dev.lease.LeaseLostException} instead of running on with a lease nobody renews, and then released in
      * parallel; closing waits for the releases no longer than the shutdown grace period (5 s), after which a release

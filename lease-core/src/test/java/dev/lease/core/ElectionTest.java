@@ -71,6 +71,22 @@ class ElectionTest {
         assertThat(next.token().orElseThrow().value()).isGreaterThan(first);
     }
 
+    /**
+     * A closed election never campaigns again, so starting it again is refused out loud: ignored, it would let its
+     * owner (a context stopped and started) believe it campaigns while the instance stays leaderless.
+     */
+    @Test
+    void aClosedElectionRefusesToStartAgain() {
+        Election only = instance("A");
+        await().atMost(seconds(5)).until(only::isLeader);
+        only.start();
+        assertThat(only.isLeader()).as("a second start changes nothing").isTrue();
+        only.close();
+        assertThatThrownBy(only::start).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("Election 'reports' was closed and cannot campaign again");
+        assertThat(only.isLeader()).isFalse();
+    }
+
     @Test
     void aLostTermInterruptsTheLeaderWorkAndAnotherTermFollows() throws Exception {
         List<Election> three = List.of(instance("A"), instance("B"), instance("C"));

@@ -97,6 +97,11 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
     private volatile long pollMillis = POLL_MILLIS;
     private PgReleaseListener listener;
     private boolean closed;
+    /**
+     * How many characters the table's {@code name} column holds, once read ({@link #verifySchema}, else the first
+     * grant); 0 while unknown.
+     */
+    private volatile int nameColumnLength;
 
     /** Where fencing tokens come from. */
     public enum Tokens {
@@ -189,6 +194,11 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
         // The request's attempt id is the owner, so that abandon can find the row this very request may have taken.
         String owner = request.attempt();
         Optional<JdbcGrant> granted = autocommit("grant", ttlMillis, call -> {
+            if (nameColumnLength == 0) {
+                // Not verified at startup: the name is checked before the first write instead.
+                nameColumnLength = call.columnLength("SELECT name FROM " + table + " WHERE 1 = 0");
+                validateName(name);
+            }
             boolean taken;
             try {
                 taken = tokens == Tokens.SHARED ? grantShared(call, sql, name, owner, ttlMillis)
@@ -595,7 +605,10 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
      */
     public void verifySchema() {
         String expiresAtType = jdbc.query("SELECT name, owner, token, expires_at FROM " + table + " WHERE 1 = 0",
-                (ResultSetExtractor<String>) rows -> rows.getMetaData().getColumnTypeName(4));
+                (ResultSetExtractor<String>) rows -> {
+                    nameColumnLength = lengthOrUnbounded(rows.getMetaData().getPrecision(1));
+                    return rows.getMetaData().getColumnTypeName(4);
+                });
         if (statements().dialect == Dialect.MYSQL && "TIMESTAMP".equalsIgnoreCase(expiresAtType)) {
             throw new InvalidDataAccessResourceUsageException(table + ".expires_at is a TIMESTAMP, which MySQL and "
                     + "MariaDB convert through the session time zone, so around a daylight saving change a lease would "
@@ -603,6 +616,31 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                     + "held, on a UTC session: SET time_zone = '+00:00'; ALTER TABLE " + table
                     + " MODIFY expires_at DATETIME(6) NOT NULL");
         }
+    }
+
+    /**
+     * Refuses a name longer than the table's {@code name} column holds (the shipped DDL makes it 255 characters, more
+     * than any lease name; a table of the application's own may hold fewer): the database would refuse the grant.
+     * The column's length is read once, by {@link #verifySchema} (at startup) or else by the first grant, before it
+     * writes; until then this refuses nothing, so that it never waits for the database outside a grant's deadline.
+     */
+    @Override
+    public void validateName(String name) {
+        int max = nameColumnLength;
+        if (max == 0) {
+            return;
+        }
+        int length = name.codePointCount(0, name.length());
+        if (length > max) {
+            throw new IllegalArgumentException("Invalid lease name '" + name + "' for the jdbc backend: it is " + length
+                    + " characters long, and the name column of the lease table " + table + " holds at most " + max
+                    + ". Use a shorter lease name, or widen " + table + ".name (the shipped DDL makes it VARCHAR(255))");
+        }
+    }
+
+    /** A column's precision as the driver reports it; 0 (not reported) counts as unbounded. */
+    private static int lengthOrUnbounded(int precision) {
+        return precision > 0 ? precision : Integer.MAX_VALUE;
     }
 
     /**
@@ -850,6 +888,13 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                 }
             }
             return rows;
+        }
+
+        /** How many characters the first column of a query's result holds, as {@link #lengthOrUnbounded} counts. */
+        int columnLength(String sql) throws SQLException {
+            try (PreparedStatement statement = prepare(sql); ResultSet rows = statement.executeQuery()) {
+                return lengthOrUnbounded(rows.getMetaData().getPrecision(1));
+            }
         }
 
         /** The first column of the first row as a number, or null without a row. */

@@ -433,6 +433,51 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
         }
     }
 
+    /**
+     * A lease table of the application's own may hold shorter names than the shipped DDL (255 characters, above any
+     * lease name): a longer name is refused by the name check, which the engine makes before asking the database and
+     * the starter at startup, rather than by the database at the grant. The column's length is read by
+     * {@link JdbcLeaseBackend#verifySchema} or, without it, by the first grant before it writes.
+     */
+    @Test
+    void aNameLongerThanTheNameColumnIsRefusedBeforeTheDatabaseIsAsked() throws Exception {
+        String narrow = table() + "_narrow";
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource());
+        jdbc.execute("CREATE TABLE " + narrow + " (name VARCHAR(16) NOT NULL PRIMARY KEY, owner VARCHAR(64), "
+                + "token BIGINT NOT NULL, expires_at "
+                + (dialect() == Dialect.MYSQL ? "DATETIME(6)" : "TIMESTAMP WITH TIME ZONE") + " NOT NULL)");
+        try {
+            JdbcLeaseBackend verified = new JdbcLeaseBackend(dataSource(), narrow);
+            verified.verifySchema();
+            assertRefusesLongerNamesThan16(verified);
+            JdbcLeaseBackend unverified = new JdbcLeaseBackend(dataSource(), narrow);
+            LeaseEngine engine = engineOver(unverified);
+            assertThatThrownBy(() -> engine.tryAcquire(LeaseSpec.of("seventeen-chars-y", LeaseKind.CORRECTNESS)))
+                    .as("not verified: the first grant reads the column's length before it writes")
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("holds at most 16");
+            assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + narrow, Integer.class))
+                    .as("nothing was written for the refused name").isZero();
+            assertRefusesLongerNamesThan16(unverified);
+            try (var lease = engine.acquire(LeaseSpec.of("sixteen-chars-yy", LeaseKind.CORRECTNESS))) {
+                assertThat(lease.token().value()).isPositive();
+            }
+            verified.close();
+            unverified.close();
+        }
+        finally {
+            jdbc.execute("DROP TABLE " + narrow);
+        }
+    }
+
+    private static void assertRefusesLongerNamesThan16(JdbcLeaseBackend backend) {
+        assertThatThrownBy(() -> backend.validateName("seventeen-chars-x"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'seventeen-chars-x' for the jdbc backend")
+                .hasMessageContaining("17 characters long")
+                .hasMessageContaining("name column of the lease table " + backend.table() + " holds at most 16");
+        backend.validateName("sixteen-chars-xx");
+    }
+
     @Test
     void refusesTableNamesThatAreNotPlainIdentifiers() {
         for (String bad : List.of("lease_lock; DROP TABLE users", "\"lease\"", "a.b.c", "1lease", "lease lock", "",

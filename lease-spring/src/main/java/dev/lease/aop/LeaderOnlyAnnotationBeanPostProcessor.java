@@ -77,8 +77,9 @@ public class LeaderOnlyAnnotationBeanPostProcessor extends AbstractBeanFactoryAw
         }
         skipValues.computeIfAbsent(method,
                 m -> LeasedMethodParser.skipValue(where, m.getReturnType(), WhenBusy.SKIP));
+        // The elections bean adds the election's name to what it reports, so the declaration names the method alone.
         elections.getObject().declare(new SpringLeaderElections.Declaration(leaderOnly.election(), leaderOnly.kind(),
-                null, null, where));
+                null, null, "@LeaderOnly on " + LeasedMethod.describe(method)));
     }
 
     @Override

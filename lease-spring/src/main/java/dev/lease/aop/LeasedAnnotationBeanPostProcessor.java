@@ -33,8 +33,8 @@ import dev.lease.core.LeaseEngine;
 
 /**
  * Adds the lease advisor to every bean with a {@link Leased} method, checks each such method when its bean is
- * created, and checks their routing and timing once all singletons exist, so that a mistake fails the startup
- * rather than the first call.
+ * created, and checks their routing, timing and names (against the rules of the backend each is routed to) once all
+ * singletons exist, so that a mistake fails the startup rather than the first call.
  *
  * <p>The advisor goes in front of any advisor the bean already has, so a lease wraps {@code @Transactional}: the
  * transaction commits while the lease is still held and its validity is checked after the commit. It goes behind
@@ -118,11 +118,12 @@ public class LeasedAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareA
         LeaseEngine engine = engine();
         if (engine == null) {
             log.info(methods.size() + " @Leased method(s) not checked at startup: the LeaseTemplate bean is not a "
-                    + "LeaseEngine and there is no LeaseEngine bean to check their routing and timing against");
+                    + "LeaseEngine and there is no LeaseEngine bean to check their routing, timing and names against");
             return;
         }
         for (LeasedMethod method : methods) {
             engine.validate(method.culprit(), method.kind(), method.ttl(), method.renewEvery(), method.fence() != null);
+            StartupNameCheck.check(engine, method.culprit(), method.kind(), method.name(), "nightly-report");
         }
     }
 

@@ -15,6 +15,7 @@ import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.common.CompositeStringExpression;
+import org.springframework.expression.common.LiteralExpression;
 import org.springframework.expression.common.TemplateParserContext;
 import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.ast.VariableReference;
@@ -34,6 +35,9 @@ record NameTemplate(String literal, Expression template) {
 
     private static final SpelExpressionParser PARSER = new SpelExpressionParser();
     private static final TemplateParserContext TEMPLATE = new TemplateParserContext();
+
+    /** What {@link #samples} puts in place of each {@code #{...}} part; the first one is shown in messages. */
+    static final List<String> FILLS = List.of("0", "a", "");
 
     /**
      * @param where the annotated method and its lease, for messages
@@ -136,6 +140,30 @@ record NameTemplate(String literal, Expression template) {
     private Expression[] parts() {
         return template instanceof CompositeStringExpression composite ? composite.getExpressions()
                 : new Expression[] {template};
+    }
+
+    /**
+     * What a template's literal parts make of a name whatever its {@code #{...}} parts evaluate to: the names it gives
+     * when every part evaluates to {@code fill}. A rule that the names of every fill in {@link #FILLS} break is broken
+     * by the literal parts alone: a digit or a letter can stand wherever a name may hold one, and the empty fill shows
+     * a literal part too long on its own.
+     *
+     * @return the names of the template with each fill, in the order of {@link #FILLS}; the literal alone when there
+     *         is no template
+     */
+    List<String> samples() {
+        if (literal != null) {
+            return List.of(literal);
+        }
+        List<String> samples = new ArrayList<>();
+        for (String fill : FILLS) {
+            StringBuilder name = new StringBuilder();
+            for (Expression part : parts()) {
+                name.append(part instanceof LiteralExpression text ? text.getExpressionString() : fill);
+            }
+            samples.add(name.toString());
+        }
+        return samples;
     }
 
     /** The text as written in the annotation: the literal, or the template with its {@code #{...}} parts. */

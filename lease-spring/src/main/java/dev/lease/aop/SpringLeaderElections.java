@@ -28,9 +28,11 @@ import dev.lease.spi.LeaseNames;
 
 /**
  * The {@link LeaderElections} bean: every election declared by a {@link dev.lease.leader.LeaderOnly} method or by
- * configuration, checked once all singletons exist, campaigning from the start of the application context (a
- * {@link SmartLifecycle}) and released when it stops, before the lease engine closes, so that another instance takes
- * over at once. Grants and revocations are published as application events.
+ * configuration, checked once all singletons exist (routing, timing, and the name against the backend's rules),
+ * campaigning from the start of the application context (a {@link SmartLifecycle}) and released when it stops, before
+ * the lease engine closes, so that another instance takes over at once. A context stopped and started again (as
+ * checkpoint and restore do) campaigns again, as after a fresh start, through the same {@link Leadership} objects.
+ * Grants and revocations are published as application events.
  */
 public class SpringLeaderElections implements LeaderElections, SmartLifecycle, ApplicationEventPublisherAware {
 
@@ -56,7 +58,7 @@ public class SpringLeaderElections implements LeaderElections, SmartLifecycle, A
 
     private final ObjectProvider<LeaseEngine> engine;
     private final Map<String, Declaration> declared = new TreeMap<>();
-    private final Map<String, Election> elections = new TreeMap<>();
+    private final Map<String, RestartableElection> elections = new TreeMap<>();
     private ApplicationEventPublisher events = event -> { };
     private volatile boolean running;
     /** Whether elections were created once: a declaration after that creates its election at once. */
@@ -140,6 +142,8 @@ public class SpringLeaderElections implements LeaderElections, SmartLifecycle, A
             }
             String culprit = declaration.declaredBy() + " (election '" + declaration.election() + "')";
             leases.validate(culprit, declaration.kind(), declaration.ttl(), declaration.renewEvery(), false);
+            StartupNameCheck.check(leases, culprit, declaration.kind(), new NameTemplate(declaration.election(), null),
+                    "nightly-reports");
             LeaseSpec spec = LeaseSpec.of(declaration.election(), declaration.kind());
             if (declaration.ttl() != null) {
                 spec = spec.withTtl(declaration.ttl());
@@ -147,7 +151,7 @@ public class SpringLeaderElections implements LeaderElections, SmartLifecycle, A
             if (declaration.renewEvery() != null) {
                 spec = spec.withRenewEvery(declaration.renewEvery());
             }
-            Election election = leases.election(spec, new Election.Listener() {
+            RestartableElection election = new RestartableElection(leases, spec, new Election.Listener() {
                 @Override
                 public void granted(LeadershipGrantedEvent event) {
                     events.publishEvent(event);
@@ -167,8 +171,8 @@ public class SpringLeaderElections implements LeaderElections, SmartLifecycle, A
     }
 
     /** The election of a {@code @LeaderOnly} method; present once the application context is refreshed. */
-    synchronized Election election(String name) {
-        Election election = elections.get(name);
+    synchronized RestartableElection election(String name) {
+        RestartableElection election = elections.get(name);
         if (election == null) {
             throw new IllegalStateException("Election '" + name + "' is not created yet: @LeaderOnly methods run "
                     + "once the application context is refreshed");
@@ -179,7 +183,7 @@ public class SpringLeaderElections implements LeaderElections, SmartLifecycle, A
     @Override
     public synchronized Leadership get(String election) {
         createElections();
-        Election found = elections.get(election);
+        RestartableElection found = elections.get(election);
         if (found == null) {
             throw new IllegalArgumentException("No election '" + election + "' in this application; it has "
                     + (elections.isEmpty() ? "none" : String.join(", ", elections.keySet()))
@@ -195,27 +199,37 @@ public class SpringLeaderElections implements LeaderElections, SmartLifecycle, A
         return List.copyOf(elections.values());
     }
 
+    /** Campaigns for every election, at the first start as after a stop: each start campaigns anew. */
     @Override
     public void start() {
-        List<Election> toStart;
+        List<RestartableElection> toStart;
         synchronized (this) {
             createElections();
             toStart = new ArrayList<>(elections.values());
             running = true;
+            // Under the lock (starting only starts a thread), so that a stop racing with it closes what it started.
+            toStart.forEach(RestartableElection::start);
         }
-        toStart.forEach(Election::start);
         if (!toStart.isEmpty()) {
             log.info("Campaigning for election(s) " + String.join(", ", elections.keySet()));
         }
     }
 
-    /** Releases every leadership this instance holds, so that other instances take over at once. */
+    /**
+     * Releases every leadership this instance holds, so that other instances take over at once, and stops
+     * campaigning until the next {@link #start()}.
+     */
     @Override
     public void stop() {
-        List<Election> toClose;
+        List<Election> toClose = new ArrayList<>();
         synchronized (this) {
             running = false;
-            toClose = new ArrayList<>(elections.values());
+            for (RestartableElection election : elections.values()) {
+                Election campaign = election.detach();
+                if (campaign != null) {
+                    toClose.add(campaign);
+                }
+            }
         }
         toClose.forEach(Election::close);
     }
