@@ -2,6 +2,8 @@ package dev.lease;
 
 import java.util.Objects;
 
+import dev.lease.spi.LeaseNames;
+
 /**
  * A number that strictly increases with every grant of the same lease name, issued by a backend that can
  * guarantee it (ZooKeeper, JDBC, in-memory).
@@ -40,8 +42,8 @@ public record FencingToken(String lease, long value) implements Comparable<Fenci
     @Override
     public int compareTo(FencingToken other) {
         if (!lease.equals(other.lease)) {
-            throw new IllegalArgumentException(
-                    "Fencing tokens of different leases cannot be compared: '" + lease + "' and '" + other.lease + "'");
+            throw new IllegalArgumentException("Fencing tokens of different leases cannot be compared: '"
+                    + LeaseNames.printable(lease) + "' and '" + LeaseNames.printable(other.lease) + "'");
         }
         return Long.compare(value, other.value);
     }

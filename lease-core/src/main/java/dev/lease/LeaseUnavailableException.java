@@ -2,6 +2,8 @@ package dev.lease;
 
 import java.time.Duration;
 
+import dev.lease.spi.LeaseNames;
+
 
 /**
  * The lease could not be had: it was still held by someone else after waiting as long as allowed, or the backend
@@ -38,14 +40,14 @@ public class LeaseUnavailableException extends RuntimeException {
      */
     public LeaseUnavailableException(String lease, Duration waited, String backend, Throwable cause) {
         super(cause == null
-                ? "Lease '" + lease + "' is held by someone else (backend " + backend + ", waited "
+                ? "Lease " + quoted(lease) + " is held by someone else (backend " + backend + ", waited "
                         + Durations.format(waited)
                         + "); raise waitFor, or use whenBusy = SKIP if the work may simply be skipped"
                 : cause instanceof InterruptedException
-                        ? "Lease '" + lease + "' could not be acquired from backend " + backend + ": " + cause
+                        ? "Lease " + quoted(lease) + " could not be acquired from backend " + backend + ": " + cause
                         // Said plainly, so that an outage is never mistaken for contention (or the reverse).
-                        : "Lease '" + lease + "' could not be acquired: the " + backend + " store could not be reached "
-                                + "or failed (waitFor " + Durations.format(waited) + "): " + cause, cause);
+                        : "Lease " + quoted(lease) + " could not be acquired: the " + backend + " store could not be "
+                                + "reached or failed (waitFor " + Durations.format(waited) + "): " + cause, cause);
         this.lease = lease;
         this.waited = waited;
     }
@@ -58,9 +60,13 @@ public class LeaseUnavailableException extends RuntimeException {
      * @param reason why no grant was requested, such as the application shutting down
      */
     public LeaseUnavailableException(String lease, String backend, String reason) {
-        super("Lease '" + lease + "' could not be acquired from backend " + backend + ": " + reason);
+        super("Lease " + quoted(lease) + " could not be acquired from backend " + backend + ": " + reason);
         this.lease = lease;
         this.waited = Duration.ZERO;
+    }
+
+    private static String quoted(String lease) {
+        return "'" + LeaseNames.printable(lease) + "'";
     }
 
     /**

@@ -4,12 +4,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 import dev.lease.spi.Grant;
@@ -22,25 +25,38 @@ import dev.lease.spi.LossListener;
  * process. For tests, and for applications that run as a single instance. Its "server clock" for expiry is this
  * JVM's monotonic clock.
  *
- * <p>Tokens are seeded from the wall clock, because a fenced table outlives the process: each grant of a name gets
- * the larger of the name's previous token + 1 and the current wall-clock time in microseconds since the epoch. So
- * within this JVM a name's tokens strictly increase whatever the clock does (standing still or going back), and the
- * first token after a restart is above every token the earlier JVM issued, as long as
+ * <p>Tokens are seeded from the wall clock, because a fenced table outlives the process: each grant gets the larger
+ * of the backend's previous token (of any name) + 1 and the current wall-clock time in microseconds since the epoch.
+ * So within this JVM tokens strictly increase whatever the clock does (standing still or going back), and the first
+ * token after a restart is above every token the earlier JVM issued, as long as
  * <ul>
  * <li>the wall clock did not go back across the restart, and</li>
- * <li>the earlier JVM's grants of that name never outran one per microsecond (each grant faster than that puts the
- * token one microsecond ahead of the clock, and the restart must take longer than that lead).</li>
+ * <li>the earlier JVM's grants (of all names together) never outran one per microsecond for long (each grant faster
+ * than that puts the token one microsecond ahead of the clock, and the restart must take longer than that lead).</li>
  * </ul>
  * If either fails (a clock set back by hand or by a large NTP step), a fenced resource refuses the new tokens with
  * {@link dev.lease.fence.StaleTokenException} until the clock has caught up; it never accepts a stale write.
+ *
+ * <p>Memory stays bounded by the names in use, not the names ever used: a name's state is dropped once it is neither
+ * held nor waited on (names often come from request data, {@code invoice-#{#id}}). Since tokens come from one counter
+ * for all names, a name granted again after its state was dropped still gets a higher token.
  */
 public final class InMemoryLeaseBackend implements LeaseBackend<InMemoryLeaseBackend.MemoryGrant> {
 
     /** The id used in {@code lease.backend}. */
     public static final String ID = "in-memory";
 
+    /** How many names' last tokens {@link #lastToken} remembers after their state is dropped. */
+    static final int REMEMBERED_RELEASES = 1_024;
+
+    /** A sweep of expired, unreleased names after this many new names, so that memory stays bounded without one. */
+    static final int SWEEP_EVERY = 4_096;
+
     private final Map<String, Slot> slots = new ConcurrentHashMap<>();
     private final LongSupplier wallClockMicros;
+    private final AtomicLong lastIssued = new AtomicLong();
+    private final AtomicInteger createdSinceSweep = new AtomicInteger();
+    private final RecentTokens recentTokens = new RecentTokens(REMEMBERED_RELEASES);
 
     /** Tokens seeded from this machine's wall clock. */
     public InMemoryLeaseBackend() {
@@ -81,24 +97,76 @@ public final class InMemoryLeaseBackend implements LeaseBackend<InMemoryLeaseBac
 
     @Override
     public Optional<MemoryGrant> tryAcquire(GrantRequest request) {
-        Slot slot = slots.computeIfAbsent(request.name(), n -> new Slot());
-        synchronized (slot) {
-            long now = System.nanoTime();
-            if (slot.isHeld(now)) {
-                return Optional.empty();
+        while (true) {
+            Slot slot = slotOf(request.name());
+            synchronized (slot) {
+                if (slot.dropped) {
+                    continue;
+                }
+                long now = System.nanoTime();
+                if (slot.isHeld(now)) {
+                    return Optional.empty();
+                }
+                long wallClock = wallClockMicros.getAsLong();
+                slot.token = lastIssued.updateAndGet(last -> Math.max(last + 1, wallClock));
+                slot.owner = UUID.randomUUID().toString();
+                slot.ttlNanos = request.ttl().toNanos();
+                slot.expiresAt = now + slot.ttlNanos;
+                slot.onLoss = request.onLoss();
+                return Optional.of(new MemoryGrant(request.name(), slot.token, slot.owner));
             }
-            slot.token = Math.max(slot.token + 1, wallClockMicros.getAsLong());
-            slot.owner = UUID.randomUUID().toString();
-            slot.ttlNanos = request.ttl().toNanos();
-            slot.expiresAt = now + slot.ttlNanos;
-            slot.onLoss = request.onLoss();
-            return Optional.of(new MemoryGrant(request.name(), slot.token, slot.owner));
         }
+    }
+
+    private Slot slotOf(String name) {
+        Slot slot = slots.get(name);
+        if (slot != null) {
+            return slot;
+        }
+        Slot created = new Slot();
+        slot = slots.putIfAbsent(name, created);
+        if (slot != null) {
+            return slot;
+        }
+        if (createdSinceSweep.incrementAndGet() >= SWEEP_EVERY) {
+            createdSinceSweep.set(0);
+            sweep();
+        }
+        return created;
+    }
+
+    /** Drops every name that is free (released or expired) and waited on by nobody. */
+    private void sweep() {
+        long now = System.nanoTime();
+        slots.forEach((name, slot) -> {
+            synchronized (slot) {
+                dropIfUnused(name, slot, now);
+            }
+        });
+    }
+
+    /** Called holding {@code slot}'s lock; a thread that finds a dropped slot looks the name up again. */
+    private void dropIfUnused(String name, Slot slot, long now) {
+        if (!slot.dropped && !slot.isHeld(now) && slot.waiters == 0) {
+            slot.dropped = true;
+            slots.remove(name, slot);
+            if (slot.token != 0) {
+                recentTokens.put(name, slot.token);
+            }
+        }
+    }
+
+    /** The number of names whose state this backend keeps; bounded by the names held or waited on. */
+    int namesKept() {
+        return slots.size();
     }
 
     @Override
     public boolean renew(MemoryGrant g) {
         Slot slot = slots.get(g.name());
+        if (slot == null) {
+            return false;
+        }
         synchronized (slot) {
             long now = System.nanoTime();
             if (!slot.isHeldBy(g, now)) {
@@ -135,21 +203,36 @@ public final class InMemoryLeaseBackend implements LeaseBackend<InMemoryLeaseBac
     @Override
     public void release(MemoryGrant g) {
         Slot slot = slots.get(g.name());
+        if (slot == null) {
+            return;
+        }
         synchronized (slot) {
             if (g.owner().equals(slot.owner) && g.value() == slot.token) {
                 slot.free();
+                dropIfUnused(g.name(), slot, System.nanoTime());
             }
         }
     }
 
     @Override
     public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
-        Slot slot = slots.computeIfAbsent(name, n -> new Slot());
+        Slot slot = slots.get(name);
+        if (slot == null) {
+            return;
+        }
         synchronized (slot) {
             long now = System.nanoTime();
-            if (slot.isHeld(now)) {
-                long millis = Math.max(1, Math.min(maxWait.toMillis(), Duration.ofNanos(slot.expiresAt - now).toMillis() + 1));
+            if (slot.dropped || !slot.isHeld(now)) {
+                return;
+            }
+            long millis = Math.max(1, Math.min(maxWait.toMillis(), Duration.ofNanos(slot.expiresAt - now).toMillis() + 1));
+            slot.waiters++;
+            try {
                 slot.wait(millis);
+            }
+            finally {
+                slot.waiters--;
+                dropIfUnused(name, slot, System.nanoTime());
             }
         }
     }
@@ -171,6 +254,7 @@ public final class InMemoryLeaseBackend implements LeaseBackend<InMemoryLeaseBac
             boolean held = slot.isHeld(System.nanoTime());
             told = held ? slot.onLoss : null;
             slot.free();
+            dropIfUnused(name, slot, System.nanoTime());
         }
         if (told != null) {
             told.leaseLost("revoked: the in-memory lease was taken away (InMemoryLeaseBackend.revoke)");
@@ -179,21 +263,26 @@ public final class InMemoryLeaseBackend implements LeaseBackend<InMemoryLeaseBac
     }
 
     /**
-     * The last token granted for {@code name} by this backend, if it granted the name at all. Tokens are wall-clock
-     * microseconds or the previous token + 1, whichever is larger (see the class comment for when they stay above an
-     * earlier JVM's): compare them, never count on their values.
+     * The last token granted for {@code name} by this backend, if it granted the name and still remembers it: while
+     * the name is held or waited on, and for the {@value #REMEMBERED_RELEASES} names released most recently after that.
+     * Tokens are wall-clock microseconds or the previous token + 1, whichever is larger (see the class comment for when
+     * they stay above an earlier JVM's): compare them, never count on their values.
      */
     public OptionalLong lastToken(String name) {
         Slot slot = slots.get(name);
-        if (slot == null) {
-            return OptionalLong.empty();
+        if (slot != null) {
+            synchronized (slot) {
+                if (!slot.dropped && slot.token != 0) {
+                    return OptionalLong.of(slot.token);
+                }
+            }
         }
-        synchronized (slot) {
-            return slot.token == 0 ? OptionalLong.empty() : OptionalLong.of(slot.token);
-        }
+        return recentTokens.get(name);
     }
 
     private static final class Slot {
+        boolean dropped;
+        int waiters;
         long token;
         String owner;
         long ttlNanos;
@@ -212,6 +301,30 @@ public final class InMemoryLeaseBackend implements LeaseBackend<InMemoryLeaseBac
             owner = null;
             onLoss = null;
             notifyAll();
+        }
+    }
+
+    /** The last tokens of the names dropped most recently, for {@link #lastToken}. */
+    private static final class RecentTokens {
+        private final Map<String, Long> tokens;
+
+        RecentTokens(int capacity) {
+            this.tokens = new LinkedHashMap<>(16, 0.75f, false) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+                    return size() > capacity;
+                }
+            };
+        }
+
+        synchronized void put(String name, long token) {
+            tokens.remove(name);
+            tokens.put(name, token);
+        }
+
+        synchronized OptionalLong get(String name) {
+            Long token = tokens.get(name);
+            return token == null ? OptionalLong.empty() : OptionalLong.of(token);
         }
     }
 

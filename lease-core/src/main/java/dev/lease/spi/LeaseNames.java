@@ -2,7 +2,14 @@ package dev.lease.spi;
 
 /**
  * The rules every lease name follows whatever the backend, so that an application can move between backends
- * and no name can escape its namespace (a znode path, a key prefix).
+ * and no name can escape its namespace (a znode path, a key prefix), and the one way to echo a name in a message.
+ *
+ * <p>Names often come from request data ({@code invoice-#{#id}}), so a name must not be able to forge a log line or
+ * hide what it is: besides {@code /} and the backslash, a name may not contain control characters (C0, DEL, C1), line
+ * and paragraph separators (U+2028, U+2029), or invisible formatting characters (Unicode category Cf: the bidirectional
+ * marks, embeddings, overrides and isolates such as U+202E, zero-width characters such as U+200B, U+2060 and
+ * U+FEFF, the soft hyphen), nor unpaired surrogates. Every message that echoes a name, valid or not, goes through
+ * {@link #printable(String)}.
  */
 public final class LeaseNames {
 
@@ -39,14 +46,73 @@ public final class LeaseNames {
                 throw invalid(name, "it contains '" + c + "', which would reach outside the lease namespace");
             }
             if (Character.isISOControl(c)) {
-                throw invalid(name, "it contains the control character U+" + String.format("%04X", (int) c));
+                throw invalid(name, "it contains the control character " + codePoint(c));
+            }
+            if (hidden(c)) {
+                throw invalid(name, "it contains the invisible or bidirectional formatting character " + codePoint(c)
+                        + ", which would make it print as another name");
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < name.length() && Character.isLowSurrogate(name.charAt(i + 1))) {
+                i++;
+            }
+            else if (Character.isSurrogate(c)) {
+                throw invalid(name, "it contains the unpaired surrogate " + codePoint(c));
             }
         }
         return name;
     }
 
+    /**
+     * A name (or any text taken from outside, such as a fenced resource) as it may appear in a message or a log line:
+     * control characters, line and paragraph separators, invisible formatting characters and unpaired surrogates are
+     * written as a backslash, {@code u} and four hex digits, so the text can neither start a new log line nor print
+     * as something else. Text without them comes back unchanged.
+     *
+     * @param text the text to echo; {@code null} gives {@code "null"}
+     * @return the printable text
+     */
+    public static String printable(String text) {
+        if (text == null) {
+            return "null";
+        }
+        StringBuilder out = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean pair = Character.isHighSurrogate(c) && i + 1 < text.length()
+                    && Character.isLowSurrogate(text.charAt(i + 1));
+            boolean escape = !pair && (Character.isISOControl(c) || hidden(c) || Character.isSurrogate(c));
+            if (escape && out == null) {
+                out = new StringBuilder(text.length() + 16).append(text, 0, i);
+            }
+            if (out != null) {
+                if (escape) {
+                    out.append(String.format("\\u%04X", (int) c));
+                }
+                else {
+                    out.append(c);
+                }
+            }
+            if (pair) {
+                if (out != null) {
+                    out.append(text.charAt(i + 1));
+                }
+                i++;
+            }
+        }
+        return out == null ? text : out.toString();
+    }
+
+    private static boolean hidden(char c) {
+        int type = Character.getType(c);
+        return type == Character.FORMAT || type == Character.LINE_SEPARATOR || type == Character.PARAGRAPH_SEPARATOR;
+    }
+
+    private static String codePoint(char c) {
+        return String.format("U+%04X", (int) c);
+    }
+
     private static IllegalArgumentException invalid(String name, String why) {
-        return new IllegalArgumentException("Invalid lease name '" + name + "': " + why
+        return new IllegalArgumentException("Invalid lease name '" + printable(name) + "': " + why
                 + ". Use letters, digits and separators such as '-', '_', ':' or '.', e.g. 'invoice-42'.");
     }
 }

@@ -10,6 +10,7 @@ import org.springframework.jdbc.core.JdbcOperations;
 
 import dev.lease.FencingToken;
 import dev.lease.jdbc.SqlIdentifiers;
+import dev.lease.spi.LeaseNames;
 
 /**
  * A table whose rows carry their own fence column: {@link #update} writes a row's values and moves its fence to the
@@ -95,7 +96,8 @@ public final class FencedTable {
                 + " = ? FOR UPDATE", Long.class, key);
         if (fences.isEmpty()) {
             throw new EmptyResultDataAccessException("No row in " + table + " with " + keyColumn + " = " + key
-                    + " to update under lease '" + token.lease() + "' (token " + token.value() + ")", 1);
+                    + " to update under lease '" + LeaseNames.printable(token.lease()) + "' (token " + token.value()
+                    + ")", 1);
         }
         Long current = fences.get(0);
         // Matched but changed nothing (the same values under the same token): drivers counting changed rows rather

@@ -20,6 +20,7 @@ import dev.lease.FencingToken;
 import dev.lease.jdbc.SqlIdentifiers;
 import dev.lease.jdbc.SqlPlatforms;
 import dev.lease.spi.GrantFence;
+import dev.lease.spi.LeaseNames;
 
 /**
  * Fencing at the resource, in the caller's own transaction: the check that turns a lease into a guarantee.
@@ -120,8 +121,8 @@ public final class JdbcFence implements Fence, GrantFence {
         }
         OptionalLong current = current(resource);
         if (current.isEmpty()) {
-            throw new ConcurrencyFailureException("The fence row of resource '" + resource + "' was created by a "
-                    + "concurrent transaction this transaction cannot see (repeatable read); retry the transaction");
+            throw new ConcurrencyFailureException("The fence row of resource '" + LeaseNames.printable(resource)
+                    + "' was created by a concurrent transaction this transaction cannot see (repeatable read); retry the transaction");
         }
         // An UPDATE to the value the fence already has changes nothing, and drivers counting changed rows rather than
         // matched ones (MySQL's useAffectedRows=true) report 0 for it: only the fence, read under the row lock, says
@@ -303,16 +304,16 @@ public final class JdbcFence implements Fence, GrantFence {
 
     static void validateResource(String resource) {
         if (resource == null || resource.isBlank()) {
-            throw new IllegalArgumentException("Invalid fenced resource name '" + resource + "': it is blank. Name "
-                    + "what the write protects, such as 'invoice-42'.");
+            throw new IllegalArgumentException("Invalid fenced resource name '" + LeaseNames.printable(resource)
+                    + "': it is blank. Name what the write protects, such as 'invoice-42'.");
         }
         if (resource.length() > MAX_RESOURCE_LENGTH) {
-            throw new IllegalArgumentException("Invalid fenced resource name '" + resource.substring(0, 40) + "...': it is "
-                    + resource.length() + " characters long, at most " + MAX_RESOURCE_LENGTH + " are allowed");
+            throw new IllegalArgumentException("Invalid fenced resource name '"
+                    + LeaseNames.printable(resource.substring(0, 40)) + "...': it is " + resource.length() + " characters long, at most " + MAX_RESOURCE_LENGTH + " are allowed");
         }
-        if (resource.chars().anyMatch(Character::isISOControl)) {
-            throw new IllegalArgumentException("Invalid fenced resource name '" + resource
-                    + "': it contains control characters");
+        if (!LeaseNames.printable(resource).equals(resource)) {
+            throw new IllegalArgumentException("Invalid fenced resource name '" + LeaseNames.printable(resource)
+                    + "': it contains control, invisible or bidirectional formatting characters (shown as \\uXXXX)");
         }
     }
 }

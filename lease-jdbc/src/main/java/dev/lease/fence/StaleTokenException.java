@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 
 import dev.lease.FencingToken;
+import dev.lease.spi.LeaseNames;
 
 /**
  * A write carried a fencing token lower than one the resource has already accepted: the lease it was issued with
@@ -78,7 +79,7 @@ public class StaleTokenException extends RuntimeException {
      * The statement that resets the fence of one row, ready to paste: the key as a number, or as an SQL string literal
      * with {@code '} doubled. A text with a backslash has no literal that reads the same on every supported database
      * (MySQL takes a backslash as an escape unless {@code NO_BACKSLASH_ESCAPES} is set), so it gets a bind marker with
-     * the value beside it.
+     * the value beside it; so does a text with characters that {@link LeaseNames#printable} escapes, shown escaped.
      */
     static String resetStatement(String table, String fenceColumn, String keyColumn, Object key) {
         String update = "UPDATE " + table + " SET " + fenceColumn + " = 0 WHERE " + keyColumn + " = ";
@@ -90,8 +91,8 @@ public class StaleTokenException extends RuntimeException {
             return update + decimal.toPlainString();
         }
         String text = String.valueOf(key);
-        if (text.indexOf('\\') >= 0) {
-            return update + "? (bind " + keyColumn + " = " + text + ")";
+        if (text.indexOf('\\') >= 0 || !LeaseNames.printable(text).equals(text)) {
+            return update + "? (bind " + keyColumn + " = " + LeaseNames.printable(text) + ")";
         }
         return update + "'" + text.replace("'", "''") + "'";
     }
@@ -101,8 +102,9 @@ public class StaleTokenException extends RuntimeException {
     }
 
     private static String message(String resource, FencingToken presented, long current, String resetStatement) {
-        StringBuilder message = new StringBuilder("Stale fencing token for resource '").append(resource)
-                .append("': lease '").append(presented.lease()).append("' presented token ").append(presented.value())
+        StringBuilder message = new StringBuilder("Stale fencing token for resource '")
+                .append(LeaseNames.printable(resource)).append("': lease '")
+                .append(LeaseNames.printable(presented.lease())).append("' presented token ").append(presented.value())
                 .append(" but the resource already accepted token ").append(current)
                 .append(". The lease was lost (it expired or was taken over while its holder paused) and a later holder"
                         + " has written; this write was refused. Roll back and stop the work.");

@@ -91,6 +91,7 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
     private final JdbcTemplate jdbc;
     private final Tokens tokens;
     private final Duration deleteIdleAfter;
+    private volatile boolean warnedMissingPrivilege;
     private volatile long sweepEveryMillis;
     private Thread sweeper;
     private volatile Statements statements;
@@ -366,14 +367,28 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
             catch (InterruptedException ex) {
                 return;
             }
-            try {
-                int deleted = deleteIdleRows();
-                if (deleted > 0) {
-                    log.debug("Deleted " + deleted + " idle lease rows of " + table);
-                }
+            sweepOnce();
+        }
+    }
+
+    /** One deletion of idle rows, as the background thread makes it; never throws. */
+    void sweepOnce() {
+        try {
+            int deleted = deleteIdleRows();
+            if (deleted > 0) {
+                log.debug("Deleted " + deleted + " idle lease rows of " + table);
             }
-            catch (RuntimeException ex) {
-                // Leases are unaffected; the next sweep tries again (the thread must outlive any one failure).
+        }
+        catch (RuntimeException ex) {
+            // Leases are unaffected; the next sweep tries again (the thread must outlive any one failure).
+            if (MissingPrivilege.isCause(ex) && !warnedMissingPrivilege) {
+                warnedMissingPrivilege = true;
+                log.warn("Idle lease rows of " + table + " cannot be deleted: the database user lacks the DELETE "
+                        + "privilege on it (" + ex.getMessage() + "). Leases still work, but the rows of names no "
+                        + "longer used stay. GRANT DELETE ON " + table + " to the lease user, or remove "
+                        + "lease.jdbc.delete-idle-after. Said once; later attempts log at DEBUG.");
+            }
+            else {
                 log.debug("Could not delete idle lease rows of " + table + ": " + ex);
             }
         }

@@ -30,4 +30,22 @@ class StaleTokenExceptionTest {
         assertThat(new StaleTokenException("C:\\jobs", new FencingToken("import", 2), 500).getMessage())
                 .endsWith("reset it: UPDATE lease_fence SET fence = 0 WHERE resource = ? (bind resource = C:\\jobs)");
     }
+
+    /** Resources and keys often come from request data: none may forge a log line through the message. */
+    @Test
+    void hostileCharactersInResourcesLeasesAndKeysAreEscaped() {
+        String hostile = "invoice-1\r\nWARN forged \u202Egnp";
+        StaleTokenException refused = new StaleTokenException(hostile, new FencingToken(hostile, 2), 5);
+        assertThat(refused.getMessage()).doesNotContain("\r", "\n", "\u202E").contains("invoice-1\\u000D\\u000AWARN");
+        assertThat(refused.resource()).as("the value itself is kept").isEqualTo(hostile);
+        assertThat(StaleTokenException.resetStatement("t", "fence", "code", hostile))
+                .isEqualTo("UPDATE t SET fence = 0 WHERE code = ? (bind code = invoice-1\\u000D\\u000AWARN forged \\u202Egnp)");
+    }
+
+    @Test
+    void resourcesThatWouldPrintAsSomethingElseAreRefusedWithAnEscapedMessage() {
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> JdbcFence.validateResource("invoice-\u202E24"))
+                .satisfies(ex -> assertThat(ex.getMessage()).doesNotContain("\u202E").contains("invoice-\\u202E24"));
+    }
 }

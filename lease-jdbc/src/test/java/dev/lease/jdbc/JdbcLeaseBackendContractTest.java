@@ -69,6 +69,18 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
     /** The lease table this test class uses. */
     protected abstract String table();
 
+    /**
+     * A DataSource allowed to create and drop tables, for the tests that need a table of their own; the lease user's
+     * own {@link #dataSource()} unless a subclass runs the suite as a user with only the documented grants.
+     */
+    protected DataSource adminDataSource() {
+        return dataSource();
+    }
+
+    /** Called after a test created a table of its own through {@link #adminDataSource()}: grant the lease user on it. */
+    protected void grantOnTestTable(String testTable) {
+    }
+
     private JdbcLeaseBackend first;
     private JdbcLeaseBackend second;
     private final List<LeaseEngine> extraEngines = new ArrayList<>();
@@ -243,10 +255,11 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
     void aDroppedLeaseTableIsNotHealthy() throws Exception {
         String dropped = table() + "_health";
         JdbcLeaseBackend backend = new JdbcLeaseBackend(dataSource(), dropped);
-        backend.createSchema();
+        new JdbcLeaseBackend(adminDataSource(), dropped).createSchema();
+        grantOnTestTable(dropped);
         assertThat(backend.checkHealth(Duration.ofSeconds(2))).containsEntry("table", dropped);
 
-        new JdbcTemplate(dataSource()).execute("DROP TABLE " + dropped);
+        new JdbcTemplate(adminDataSource()).execute("DROP TABLE " + dropped);
 
         assertThatThrownBy(() -> backend.checkHealth(Duration.ofSeconds(2))).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("The lease table " + dropped + " cannot be read");
@@ -293,7 +306,8 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
         // One DataSource object: transactions are bound to the thread by DataSource instance.
         DataSource shared = dataSource();
         JdbcTemplate admin = new JdbcTemplate(shared);
-        admin.execute("CREATE TABLE IF NOT EXISTS lease_business_probe (id VARCHAR(255))");
+        new JdbcTemplate(adminDataSource()).execute("CREATE TABLE IF NOT EXISTS lease_business_probe (id VARCHAR(255))");
+        grantOnTestTable("lease_business_probe");
         String name = uniqueName();
         TransactionAwareDataSourceProxy aware = new TransactionAwareDataSourceProxy(shared);
         JdbcLeaseBackend leases = new JdbcLeaseBackend(aware, table());

@@ -4,6 +4,8 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
+import dev.lease.spi.LeaseNames;
+
 /**
  * Maps lease names to Lease object names, {@code prefix + name}, and refuses every name that is not a valid Kubernetes
  * object name (a DNS-1123 subdomain) instead of mapping it silently: two lease names mapped to one object would share
@@ -21,7 +23,7 @@ final class LeaseObjectNames {
     LeaseObjectNames(String prefix) {
         this.prefix = Objects.requireNonNull(prefix, "prefix");
         if (!prefix.isEmpty() && !valid(prefix + "a")) {
-            throw new IllegalArgumentException("Invalid Lease name prefix '" + prefix + "': a prefix followed by a "
+            throw new IllegalArgumentException("Invalid Lease name prefix '" + LeaseNames.printable(prefix) + "': a prefix followed by a "
                     + "lease name must be a valid Kubernetes object name (lower-case letters, digits, '-' and '.', "
                     + "starting with a letter or digit). Use a prefix such as 'lease-'.");
         }
@@ -56,8 +58,8 @@ final class LeaseObjectNames {
     }
 
     private static IllegalArgumentException invalid(String leaseName, String objectName, String why) {
-        return new IllegalArgumentException("Lease '" + leaseName + "' cannot be held by the kubernetes backend: its "
-                + "Lease object name '" + objectName + "' is not a valid Kubernetes object name (" + why + "). "
+        return new IllegalArgumentException("Lease '" + LeaseNames.printable(leaseName) + "' cannot be held by the "
+                + "kubernetes backend: its Lease object name '" + LeaseNames.printable(objectName) + "' is not a valid Kubernetes object name (" + why + "). "
                 + "The backend never rewrites names; use a lease name such as 'invoice-42'.");
     }
 }

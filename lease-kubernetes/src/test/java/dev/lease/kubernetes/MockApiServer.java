@@ -43,6 +43,7 @@ final class MockApiServer implements AutoCloseable {
     private volatile String minor = "35";
     private volatile int gap;
     private final java.util.concurrent.atomic.AtomicInteger watchRequests = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.List<String> requests = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
     private final AtomicReference<Consumer<Lease>> beforeNextLeaseUpdate = new AtomicReference<>();
     private final AtomicReference<String> nextLeaseWriteAnswersVersion = new AtomicReference<>();
     private final java.util.concurrent.atomic.AtomicBoolean loseNextLeaseWriteAnswer =
@@ -137,6 +138,13 @@ final class MockApiServer implements AutoCloseable {
         return new KubernetesClientBuilder().withConfig(config).build();
     }
 
+    /** Every request received so far, as {@code METHOD path?query}, for what a Role must allow. */
+    java.util.List<String> requests() {
+        synchronized (requests) {
+            return java.util.List.copyOf(requests);
+        }
+    }
+
     @Override
     public void close() {
         server.destroy();
@@ -151,6 +159,7 @@ final class MockApiServer implements AutoCloseable {
             RecordedRequest request = new RecordedRequest(received.getHttpVersion(), received.method(),
                     received.getPath(), received.getHeaders(), new Buffer().writeUtf8(body));
             String path = request.getPath();
+            requests.add(request.getMethod() + " " + path);
             if (path.contains("watch=true")) {
                 watchRequests.incrementAndGet();
             }

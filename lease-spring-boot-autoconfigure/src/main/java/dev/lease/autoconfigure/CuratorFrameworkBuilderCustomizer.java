@@ -9,10 +9,14 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
  * an ACL provider, authorization, a compression provider. Changing the connect string, the session timeout or the
  * connection timeout here bypasses the startup checks of those properties: set them with the properties instead.
  *
+ * <p>For authentication use {@code lease.zookeeper.authorization.scheme} and {@code .credentials}: they set both the
+ * identity and a creator-only ACL provider. {@code authorization(...)} alone authenticates the client but still
+ * creates world-writable znodes (Curator's default ACL), which any client of the ensemble can delete.
+ *
  * <pre>{@code
  * @Bean
- * CuratorFrameworkBuilderCustomizer zooKeeperAuth() {
- *     return builder -> builder.authorization("digest", "leases:secret".getBytes(StandardCharsets.UTF_8));
+ * CuratorFrameworkBuilderCustomizer zooKeeperRetries() {
+ *     return builder -> builder.retryPolicy(new ExponentialBackoffRetry(200, 8, 5_000));
  * }
  * }</pre>
  */

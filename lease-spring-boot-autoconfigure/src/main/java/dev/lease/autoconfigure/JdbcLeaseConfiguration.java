@@ -26,6 +26,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.lease.LeaseConfigurationException;
 import dev.lease.jdbc.JdbcLeaseBackend;
+import dev.lease.spi.Credentials;
 
 /**
  * The JDBC lease backend, available when spring-jdbc is on the classpath and either the application has one DataSource
@@ -113,7 +114,7 @@ class JdbcLeaseConfiguration {
         }
         catch (DataAccessException ex) {
             throw new LeaseConfigurationException("The JDBC lease backend cannot read its table '" + backend.table()
-                    + "': " + ex.getMostSpecificCause().getMessage() + ".",
+                    + "': " + Credentials.redact(ex.getMostSpecificCause().getMessage()) + ".",
                     "create the table with the DDL in dev/lease/jdbc/schema-<platform>.sql (for example in a Flyway "
                             + "migration), or set lease.jdbc.initialize-schema: always.");
         }
@@ -127,9 +128,11 @@ class JdbcLeaseConfiguration {
         }
         catch (SQLException | RuntimeException ex) {
             String url = url(dataSource, environment, ownPool);
+            String password = environment.getProperty(ownPool ? "lease.jdbc.datasource.password"
+                    : "spring.datasource.password");
             throw new LeaseConfigurationException("The JDBC lease backend cannot connect to its database"
-                    + (url != null ? " " + url : "") + ": " + NestedExceptionUtils.getMostSpecificCause(ex).getMessage()
-                    + ".", "check that the database is running and reachable, and fix "
+                    + (url != null ? " " + Credentials.redact(url) : "") + ": " + Credentials.redact(
+                            NestedExceptionUtils.getMostSpecificCause(ex).getMessage(), url, password) + ".", "check that the database is running and reachable, and fix "
                             + (ownPool ? "lease.jdbc.datasource.*" : "spring.datasource.*")
                             + " (url, username, password); or route leases to another backend with lease.backend.");
         }

@@ -10,6 +10,7 @@ import org.springframework.boot.jdbc.DataSourceBuilder;
 import org.springframework.util.ClassUtils;
 
 import dev.lease.LeaseConfigurationException;
+import dev.lease.spi.Credentials;
 
 /**
  * The lease backend's own small HikariCP pool ({@code lease.jdbc.datasource.*}), so that lease bookkeeping never waits
@@ -52,7 +53,8 @@ final class LeaseBookkeepingPool implements DisposableBean {
         }
         catch (ClassNotFoundException | RuntimeException ex) {
             throw new LeaseConfigurationException("The lease backend's own pool cannot be built from "
-                    + "lease.jdbc.datasource.url '" + settings.getUrl() + "': " + ex.getMessage() + ".",
+                    + "lease.jdbc.datasource.url '" + Credentials.redact(settings.getUrl()) + "': "
+                    + Credentials.redact(ex.getMessage(), settings.getUrl(), settings.getPassword()) + ".",
                     "fix lease.jdbc.datasource.* (url, username, password, driver-class-name), or remove "
                             + "lease.jdbc.datasource.url to use the application's DataSource.");
         }

@@ -293,8 +293,23 @@ public class LeaseProperties {
          */
         private Duration deleteIdleAfter;
 
+        /**
+         * The identity the client authenticates with. With it, every znode the library creates is creator-only, so
+         * no other client of the ensemble can delete holders or counters; without it, they are world-writable.
+         */
+        private final Authorization authorization = new Authorization();
+
         /** ZooKeeper settings with their defaults. */
         public Zookeeper() {
+        }
+
+        /**
+         * The identity the client authenticates with ({@code lease.zookeeper.authorization.*}).
+         *
+         * @return the authorization settings, never null
+         */
+        public Authorization getAuthorization() {
+            return authorization;
         }
 
         /**
@@ -409,6 +424,65 @@ public class LeaseProperties {
          */
         public void setDeleteIdleAfter(Duration deleteIdleAfter) {
             this.deleteIdleAfter = deleteIdleAfter;
+        }
+
+        /**
+         * The identity the ZooKeeper client authenticates with ({@code lease.zookeeper.authorization.*}), such as
+         * scheme {@code digest} with credentials {@code leases:secret}, or {@code sasl}. Set both or neither.
+         */
+        public static class Authorization {
+
+            /** Authentication scheme, such as 'digest' (credentials 'user:password') or 'sasl'. */
+            private String scheme;
+
+            /** The credentials for the scheme, such as 'leases:secret' for digest. Never logged. */
+            private String credentials;
+
+            /** No authorization. */
+            public Authorization() {
+            }
+
+            /**
+             * The authentication scheme ({@code lease.zookeeper.authorization.scheme}).
+             *
+             * @return the scheme, such as {@code digest}, or null
+             */
+            public String getScheme() {
+                return scheme;
+            }
+
+            /**
+             * Sets the authentication scheme ({@code lease.zookeeper.authorization.scheme}).
+             *
+             * @param scheme the scheme, such as {@code digest}, or null
+             */
+            public void setScheme(String scheme) {
+                this.scheme = scheme;
+            }
+
+            /**
+             * The credentials for the scheme ({@code lease.zookeeper.authorization.credentials}).
+             *
+             * @return the credentials, such as {@code leases:secret}, or null
+             */
+            public String getCredentials() {
+                return credentials;
+            }
+
+            /**
+             * Sets the credentials for the scheme ({@code lease.zookeeper.authorization.credentials}).
+             *
+             * @param credentials the credentials, such as {@code leases:secret}, or null
+             */
+            public void setCredentials(String credentials) {
+                this.credentials = credentials;
+            }
+
+            /** A masked form: the credentials never reach a log line or an error report. */
+            @Override
+            public String toString() {
+                return "Authorization[scheme=" + scheme + ", credentials=" + (credentials == null ? null : "***") + "]";
+            }
         }
 
         /** Where the ZooKeeper backend takes its fencing tokens from ({@code lease.zookeeper.token}). */

@@ -24,6 +24,7 @@ import org.springframework.util.ClassUtils;
 import dev.lease.LeaseKind;
 import dev.lease.Durations;
 import dev.lease.LeaseConfigurationException;
+import dev.lease.spi.Credentials;
 import dev.lease.redis.RedisLeaseBackend;
 
 /**
@@ -70,7 +71,7 @@ class RedisLeaseConfiguration {
                     ? ConnectionDetails.address(beans) : null;
             throw new LeaseConfigurationException("Leases are routed to Redis, but Redis "
                     + (address != null ? "at " + address + " (spring.data.redis.*)" : "(the RedisConnectionFactory)")
-                    + " does not answer a PING: " + NestedExceptionUtils.getMostSpecificCause(ex).getMessage() + ".",
+                    + " does not answer a PING: " + Credentials.redact(NestedExceptionUtils.getMostSpecificCause(ex).getMessage()) + ".",
                     "check that Redis is running and reachable, and fix spring.data.redis.* (host and port, or url; "
                             + "password, ssl); or route leases to another backend with lease.backend or "
                             + "lease.efficiency-backend.");

@@ -70,6 +70,7 @@ class ZooKeeperLeaseConfiguration {
                 .connectionTimeoutMs(millis(connectionTimeout))
                 .retryPolicy(new ExponentialBackoffRetry(100, 5, 2000))
                 .runSafeService(notifications.executor());
+        ZooKeeperAccess.apply(builder, zk.getAuthorization());
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         CuratorFramework client = builder.build();
         client.start();
@@ -141,7 +142,8 @@ class ZooKeeperLeaseConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(ZooKeeperLeaseBackend.class)
-    ZooKeeperLeaseBackend zooKeeperLeaseBackend(CuratorFramework client, LeaseProperties properties) {
+    ZooKeeperLeaseBackend zooKeeperLeaseBackend(CuratorFramework client, LeaseProperties properties,
+            ObjectProvider<CuratorNotifications> ownClient) {
         if (client.getState() == CuratorFrameworkState.LATENT) {
             throw new LeaseConfigurationException("The application's CuratorFramework bean is not started, so the "
                     + "ZooKeeper lease backend cannot use it.",
@@ -149,12 +151,22 @@ class ZooKeeperLeaseConfiguration {
         }
         LeaseProperties.Zookeeper zk = properties.getZookeeper();
         ZooKeeperTokenSource tokens = tokenSource(zk);
+        ZooKeeperLeaseBackend backend;
         try {
-            return new ZooKeeperLeaseBackend(client, zk.getRoot(), zk.getSessionTimeout(), tokens, zk.getDeleteIdleAfter());
+            backend = new ZooKeeperLeaseBackend(client, zk.getRoot(), zk.getSessionTimeout(), tokens,
+                    zk.getDeleteIdleAfter());
         }
         catch (IllegalArgumentException ex) {
             throw new LeaseConfigurationException(ex.getMessage(), "set lease.zookeeper.root to a path such as /leases.");
         }
+        try {
+            ZooKeeperAccess.check(client, zk.getRoot(), ownClient.getIfAvailable() != null);
+        }
+        catch (RuntimeException ex) {
+            backend.close();
+            throw ex;
+        }
+        return backend;
     }
 
     /**

@@ -110,6 +110,30 @@ class JdbcAutoConfigurationTest {
         }
     }
 
+    /** The URL is printed to help, and logged at ERROR by Boot: never with the credentials it may carry. */
+    @Test
+    void anUnreachableDatabaseIsNamedWithoutItsCredentials() throws Exception {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = socket.getLocalPort();
+        }
+        String url = "jdbc:h2:tcp://127.0.0.1:" + port + "/mem:unreachable;USER=leaser;PASSWORD=s3cret";
+        runner.withBean(DataSource.class, () -> h2(url)).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(LeaseConfigurationException.class)
+                    .hasMessageContaining("cannot connect to its database jdbc:h2:tcp://127.0.0.1:" + port
+                            + "/mem:unreachable;USER=leaser;PASSWORD=***")
+                    .hasMessageNotContaining("s3cret");
+        });
+        String own = "jdbc:h2:tcp://leaser:s3cret@127.0.0.1:" + port + "/mem:unreachable;PASSWORD=s3cret";
+        runner.withPropertyValues("lease.backend=jdbc", "lease.jdbc.datasource.url=" + own).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(LeaseConfigurationException.class)
+                    .hasMessageContaining("lease.jdbc.datasource")
+                    .hasMessageNotContaining("s3cret");
+        });
+    }
+
     @Test
     void neverMeansNeverEvenOnAnEmbeddedDatabase() {
         DataSource db = h2("jdbc:h2:mem:auto-never;DB_CLOSE_DELAY=-1");

@@ -22,6 +22,7 @@ import org.springframework.util.ReflectionUtils;
 import dev.lease.LeaseConfigurationException;
 import dev.lease.WhenBusy;
 import dev.lease.leader.LeaderOnly;
+import dev.lease.spi.LeaseNames;
 
 /**
  * Advises {@link LeaderOnly} methods: on the leader of their election they run in its current term (bound to the
@@ -61,7 +62,8 @@ public class LeaderOnlyAnnotationBeanPostProcessor extends AbstractBeanFactoryAw
 
     private void inspect(Method method) {
         LeaderOnly leaderOnly = AnnotatedElementUtils.findMergedAnnotation(method, LeaderOnly.class);
-        String where = "@LeaderOnly on " + LeasedMethod.describe(method) + " (election '" + leaderOnly.election() + "')";
+        String where = "@LeaderOnly on " + LeasedMethod.describe(method) + " (election '"
+                + LeaseNames.printable(leaderOnly.election()) + "')";
         int modifiers = method.getModifiers();
         if (Modifier.isPrivate(modifiers) || Modifier.isFinal(modifiers) || Modifier.isStatic(modifiers)) {
             throw new LeaseConfigurationException(where + " would never be intercepted: the method is "

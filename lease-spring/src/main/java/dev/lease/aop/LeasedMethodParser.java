@@ -33,7 +33,7 @@ final class LeasedMethodParser {
 
     /** @param async whether the method runs behind an {@code @Async} hand-off, with the lease inside it */
     LeasedMethod parse(Method method, Leased leased, boolean async) {
-        String where = LeasedMethod.culprit(method, "'" + leased.name() + "'");
+        String where = LeasedMethod.culprit(method, "'" + LeaseNames.printable(leased.name()) + "'");
         NameTemplate name = NameTemplate.parse(where, "name", leased.name(), LeaseNames::validate, "nightly-report",
                 "invoice-#{#id}").checkVariables(where, "name", method, parameterNames);
         NameTemplate fence = leased.fence().isEmpty() ? null

@@ -115,6 +115,20 @@ public final class MariaDbServer implements AutoCloseable {
         }
     }
 
+    /**
+     * A DataSource of another user than root (created beforehand with {@code CREATE USER}), opening a new connection
+     * each time, for tests of what a user with only some grants can do.
+     */
+    public DataSource dataSourceAs(String user, String password) {
+        try {
+            return new MariaDbDataSource("jdbc:mariadb://127.0.0.1:" + port + "/" + database + "?user=" + user
+                    + "&password=" + password);
+        }
+        catch (SQLException ex) {
+            throw new IllegalArgumentException(ex);
+        }
+    }
+
     /** The server's TCP port, e.g. for a proxy in front of it. */
     public int port() {
         return port;

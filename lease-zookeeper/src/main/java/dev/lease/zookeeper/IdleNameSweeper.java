@@ -68,6 +68,7 @@ final class IdleNameSweeper {
     /** The names this process granted or released, swept alone under a root too large to list. */
     private final Set<String> used = ConcurrentHashMap.newKeySet();
     private volatile boolean rootMarked;
+    private volatile boolean warnedNoAuth;
     private volatile boolean warnedLarge;
 
     IdleNameSweeper(CuratorFramework client, LeasePaths paths, Duration deleteIdleAfter, LongSupplier nanoTime) {
@@ -246,6 +247,17 @@ final class IdleNameSweeper {
         catch (KeeperException.BadVersionException | KeeperException.NotEmptyException
                 | KeeperException.NoNodeException raced) {
             return false; // granted, or deleted by another instance, meanwhile
+        }
+        catch (KeeperException.NoAuthException denied) {
+            if (!warnedNoAuth) {
+                warnedNoAuth = true;
+                log.warn("Idle lease names under " + paths.root() + " cannot be deleted: ZooKeeper refuses this "
+                        + "client's identity the DELETE permission on " + paths.root() + " or on a name's znode ("
+                        + denied.getMessage() + "). Leases still work, but znodes of names no longer used stay. Give "
+                        + "the lease identity cdrwa on the root, or remove lease.zookeeper.delete-idle-after. Said "
+                        + "once; later attempts are not logged.");
+            }
+            return false;
         }
     }
 

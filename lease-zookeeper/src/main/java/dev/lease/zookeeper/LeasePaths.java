@@ -2,6 +2,8 @@ package dev.lease.zookeeper;
 
 import org.apache.zookeeper.common.PathUtils;
 
+import dev.lease.spi.LeaseNames;
+
 /**
  * Where the znodes of a lease live: {@code {root}/{name}} (persistent; its version is the fencing token, unless the
  * token is the grant's zxid, and then it may be deleted while idle) and
@@ -46,15 +48,15 @@ final class LeasePaths {
             PathUtils.validatePath(holder(name));
         }
         catch (IllegalArgumentException ex) {
-            throw invalidName(name, "ZooKeeper refuses the path " + counter(name) + " (" + ex.getMessage()
-                    + "); ZooKeeper forbids control characters, U+007F-U+009F, U+D800-U+F8FF (including every "
+            throw invalidName(name, "ZooKeeper refuses the path " + LeaseNames.printable(counter(name)) + " ("
+                    + LeaseNames.printable(ex.getMessage()) + "); ZooKeeper forbids control characters, U+007F-U+009F, U+D800-U+F8FF (including every "
                     + "character outside the Basic Multilingual Plane, such as emoji) and U+FFF0-U+FFFF");
         }
     }
 
     private static IllegalArgumentException invalidName(String name, String why) {
-        return new IllegalArgumentException("Invalid lease name '" + name + "' for the zookeeper backend: " + why
-                + ". Use letters, digits and separators such as '-', '_', ':' or '.', e.g. 'invoice-42'.");
+        return new IllegalArgumentException("Invalid lease name '" + LeaseNames.printable(name)
+                + "' for the zookeeper backend: " + why + ". Use letters, digits and separators such as '-', '_', ':' or '.', e.g. 'invoice-42'.");
     }
 
     static String validateRoot(String root) {
