@@ -368,7 +368,7 @@ public final class RedlockLeaseBackend implements LeaseBackend<RedlockGrant>, Au
         details.put("majority", majority + " of " + nodes.size());
         details.put("keyPrefix", keyPrefix);
         if (up < majority) {
-            throw new IllegalStateException("Fewer than a majority (" + majority + " of " + nodes.size()
+            throw new IllegalStateException("fewer than a majority (" + majority + " of " + nodes.size()
                     + ") of the Redlock nodes answer a PING: " + perNode);
         }
         return details;
