@@ -324,7 +324,7 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
     }
 
     /** Rounded up: the server must never expire the key before this process stops believing in the lease. */
-    private static long ttlMillis(Duration ttl) {
+    static long ttlMillis(Duration ttl) {
         long millis = ttl.toMillis();
         return ttl.minusMillis(millis).isZero() ? Math.max(1, millis) : millis + 1;
     }

@@ -193,7 +193,7 @@ public final class RedlockLeaseBackend implements LeaseBackend<RedlockGrant>, Au
     @Override
     public Optional<RedlockGrant> tryAcquire(GrantRequest request) throws Exception {
         String name = LeaseNames.validate(request.name());
-        long ttlMillis = ttlMillis(request.ttl());
+        long ttlMillis = RedisLeaseBackend.ttlMillis(request.ttl());
         RedlockGrant grant = new RedlockGrant(name, key(name), request.attempt(), ttlMillis);
         long start = System.nanoTime();
         long validityEnd = start + request.ttl().toNanos() - validityMargin(request.ttl()).toNanos();
@@ -294,7 +294,7 @@ public final class RedlockLeaseBackend implements LeaseBackend<RedlockGrant>, Au
     @Override
     public void abandon(GrantRequest request) throws Exception {
         String name = LeaseNames.validate(request.name());
-        release(new RedlockGrant(name, key(name), request.attempt(), ttlMillis(request.ttl())));
+        release(new RedlockGrant(name, key(name), request.attempt(), RedisLeaseBackend.ttlMillis(request.ttl())));
     }
 
     /**
@@ -402,12 +402,6 @@ public final class RedlockLeaseBackend implements LeaseBackend<RedlockGrant>, Au
     /** The earlier of two {@link System#nanoTime()} values, compared by difference. */
     private static long earliest(long a, long b) {
         return b - a < 0 ? b : a;
-    }
-
-    /** Rounded up: a node must never expire the key before this process stops believing in the lease. */
-    private static long ttlMillis(Duration ttl) {
-        long millis = ttl.toMillis();
-        return ttl.minusMillis(millis).isZero() ? Math.max(1, millis) : millis + 1;
     }
 
     private static byte[] bytes(String value) {

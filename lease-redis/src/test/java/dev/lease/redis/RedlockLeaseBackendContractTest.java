@@ -2,27 +2,36 @@ package dev.lease.redis;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
 
 import dev.lease.contract.LeaseBackendContractTest;
 import dev.lease.spi.LeaseBackend;
 
-/** The contract suite (an EFFICIENCY backend's part of it) on three real redis-server processes behind proxies. */
+/**
+ * The contract suite (an EFFICIENCY backend's part of it) on three real redis-server processes behind proxies; a
+ * subclass runs it on five.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedlockLeaseBackendContractTest extends LeaseBackendContractTest<RedlockGrant> {
 
-    private static RedlockNodes nodes;
-    private static RedlockLeaseBackend backend;
-    private static RedlockLeaseBackend second;
+    private RedlockNodes nodes;
+    private RedlockLeaseBackend backend;
+    private RedlockLeaseBackend second;
 
+    /** How many redis-servers the suite runs on. */
+    int nodeCount() {
+        return 3;
+    }
 
     @BeforeAll
-    static void startNodes() throws Exception {
-        nodes = new RedlockNodes(3);
+    void startNodes() throws Exception {
+        nodes = new RedlockNodes(nodeCount());
         backend = nodes.backend("contract:");
         second = nodes.backend("contract:");
     }
 
     @AfterAll
-    static void stopNodes() {
+    void stopNodes() {
         nodes.close();
     }
 
