@@ -36,6 +36,7 @@ import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
+import dev.lease.testing.EmbeddedRedis;
 
 /**
  * Redlock on three real redis-server processes, each behind a proxy, with nodes stopped, frozen and restarted empty:
@@ -150,6 +151,31 @@ class RedlockNodeFaultTest {
         await().atMost(seconds(60)).untilAsserted(() -> assertThat(backend.checkHealth(seconds(2)).toString())
                 .doesNotContain("failed", "no answer"));
         assertThat(nodes.holding(key)).isZero();
+    }
+
+    /**
+     * The per-node timeout is a minute here, and the answers take longer than the ttl, so only the validity bounds
+     * the wait: a majority that sets the key after
+     * ttl - drift allowance has passed must not count as a grant, and what it set is released.
+     */
+    @Test
+    void aMajorityThatAnswersAfterTheValidityIsNoGrant() throws Exception {
+        RedlockLeaseBackend patient = nodes.backend("fault:", seconds(60));
+        // Answers come back after the validity but well within the client's command timeout, which must not be
+        // what refuses them.
+        Duration ttl = EmbeddedRedis.COMMAND_TIMEOUT.dividedBy(3);
+        String key = patient.key(name);
+        nodes.proxy(1).delay(ttl.multipliedBy(2).dividedBy(3));
+        nodes.proxy(2).delay(ttl.multipliedBy(2).dividedBy(3));
+        try {
+            assertThatThrownBy(() -> patient.tryAcquire(new GrantRequest(name, ttl, reason -> { })))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("fewer than a majority");
+        }
+        finally {
+            nodes.proxy(1).delay(Duration.ZERO);
+            nodes.proxy(2).delay(Duration.ZERO);
+        }
+        await().atMost(seconds(20)).until(() -> nodes.holding(key) == 0);
     }
 
     @Test
