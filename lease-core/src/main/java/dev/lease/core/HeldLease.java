@@ -25,8 +25,8 @@ import dev.lease.spi.LeaseBackend;
 /**
  * One grant held by this process: its monotonic validity, its renewal, and what happens when it is lost.
  *
- * <p>Validity is a deadline on the monotonic clock, set to (time before the request was sent) + ttl, and moved
- * only by a successful renewal, the same way. The store's clock decides when the grant expires on the server;
+ * <p>Validity is a deadline on the monotonic clock, set to (time before the request was sent) + ttl, less the
+ * backend's {@link LeaseBackend#validityMargin margin}, and moved only by a successful renewal, the same way. The store's clock decides when the grant expires on the server;
  * the deadline only makes sure this process stops believing in the lease no later than the store could.
  */
 final class HeldLease implements Lease {
@@ -81,7 +81,7 @@ final class HeldLease implements Lease {
         this.clock = clock;
         this.onClose = onClose;
         this.requestedAt = requestedAt;
-        this.deadline = requestedAt + timing.ttl().toNanos();
+        this.deadline = requestedAt + timing.validity().toNanos();
     }
 
     void start() {
@@ -499,7 +499,7 @@ final class HeldLease implements Lease {
             // must not make it valid again, so a passed deadline never moves.
             inTime = nanosLeft() > 0;
             if (inTime) {
-                long extended = start + timing.ttl().toNanos();
+                long extended = start + timing.validity().toNanos();
                 if (extended - deadline > 0) {
                     deadline = extended;
                 }
@@ -538,7 +538,9 @@ final class HeldLease implements Lease {
     }
 
     private String expired() {
-        return "its local validity (ttl " + Durations.format(timing.ttl()) + ") ran out before a renewal succeeded";
+        return "its local validity (ttl " + Durations.format(timing.ttl())
+                + (timing.validity().equals(timing.ttl()) ? "" : ", of which " + Durations.format(timing.validity())
+                        + " usable") + ") ran out before a renewal succeeded";
     }
 
     private long nanosLeft() {

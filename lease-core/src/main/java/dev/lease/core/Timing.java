@@ -12,8 +12,10 @@ import dev.lease.spi.LeaseBackend;
  *
  * @param ttl how long the lease lives without renewal
  * @param renewEvery the renewal interval, less than half the ttl
+ * @param validity how long after the request a grant may be relied on: the ttl less the backend's
+ *        {@link LeaseBackend#validityMargin margin} (clock drift between the store's servers, say)
  */
-record Timing(Duration ttl, Duration renewEvery) {
+record Timing(Duration ttl, Duration renewEvery, Duration validity) {
 
     static Timing resolve(String culpritName, Duration ttl, Duration renewEvery, LeaseDefaults defaults,
             LeaseBackend<?> backend) {
@@ -31,7 +33,14 @@ record Timing(Duration ttl, Duration renewEvery) {
                                 + "ZooKeeper, lease.zookeeper.session-timeout and the server's maxSessionTimeout).");
             }
         });
-        return new Timing(t, r);
+        Duration margin = backend.validityMargin(t);
+        if (margin.isNegative() || margin.compareTo(t.minus(r)) >= 0) {
+            throw new LeaseConfigurationException(culprit + ": the " + backend.id() + " backend keeps "
+                    + Durations.format(margin) + " of the ttl " + Durations.format(t) + " as a safety margin, which "
+                    + "leaves no validity after the first renewal interval (" + Durations.format(r) + ").",
+                    "raise the ttl well above the margin (for redlock, ttl × lease.redlock.clock-drift-factor + 2 ms).");
+        }
+        return new Timing(t, r, t.minus(margin));
     }
 
     static void check(String culprit, Duration ttl, Duration renewEvery) {

@@ -185,6 +185,21 @@ public interface LeaseBackend<G extends Grant> {
     }
 
     /**
+     * How much shorter than the ttl a grant's local validity must be, for a backend whose grant the store may end
+     * earlier than the ttl measured on this process's monotonic clock: Redlock's servers expire keys on clocks that
+     * may drift apart, so a grant counts only for {@code ttl - (ttl × drift + 2 ms)}. The engine measures a lease's
+     * validity from before the grant request (and each renewal) was sent, so the time the request took is already
+     * taken off; this is the rest. Asked when a lease's timing is resolved; a margin that leaves less than the first
+     * renewal interval is a configuration error. The default is zero: one store, whose clock alone decides.
+     *
+     * @param ttl the lease's ttl
+     * @return the margin, zero or positive
+     */
+    default Duration validityMargin(Duration ttl) {
+        return Duration.ZERO;
+    }
+
+    /**
      * Checks, within about {@code timeout} and without taking a lease, that this backend can serve leases now: the
      * operator's question behind a health check. Cheap and side-effect free: a connection state the client already
      * tracks, a {@code PING}, a read of the lease table. Callers (the Actuator health contributor) stop waiting at the

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.lease.FencingToken;
 import dev.lease.Lease;
+import dev.lease.LeaseConfigurationException;
 import dev.lease.LeaseContext;
 import dev.lease.LeaseKind;
 import dev.lease.LeaseLostException;
@@ -215,6 +216,40 @@ class LeaseEngineTest {
             assertThat(lease.remaining()).isZero();
             assertThatThrownBy(lease::checkValid).isInstanceOf(LeaseLostException.class).hasMessageContaining("manual");
         }
+    }
+
+    /**
+     * A backend whose store may end a grant before the ttl (Redlock: servers' clocks drift apart) says so with its
+     * validity margin; the lease must turn invalid that much earlier, at grant and after every renewal.
+     */
+    @Test
+    void aBackendsValidityMarginShortensTheLocalValidityAtGrantAndAfterRenewal() throws Exception {
+        scripted.marginFraction = 0.1;
+        AtomicLong monotonic = new AtomicLong(1_000);
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
+        routes.put(LeaseKind.CORRECTNESS, scripted);
+        Duration ttl = Duration.ofMinutes(5);
+        try (LeaseEngine manual = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(), monotonic::get);
+                Lease lease = manual.acquire(spec("margin").withTtl(ttl).withRenewEvery(Duration.ofMinutes(1)))) {
+            assertThat(lease.remaining()).isEqualTo(Duration.ofSeconds(270));
+            monotonic.addAndGet(Duration.ofSeconds(270).toNanos() - 1);
+            assertThat(lease.isValid()).isTrue();
+            monotonic.addAndGet(1);
+            assertThat(lease.isValid()).as("valid past ttl - margin").isFalse();
+        }
+        try (Lease lease = engine.acquire(spec("margin-renewed").withTtl(Duration.ofSeconds(3)))) {
+            int before = scripted.renewals.get();
+            await().atMost(seconds(10)).until(() -> scripted.renewals.get() > before);
+            assertThat(lease.remaining()).as("renewal extends to ttl - margin, never to the ttl")
+                    .isLessThanOrEqualTo(Duration.ofMillis(2700));
+        }
+    }
+
+    @Test
+    void aMarginThatLeavesNoValidityIsAConfigurationError() {
+        scripted.marginFraction = 0.7;
+        assertThatThrownBy(() -> engine.acquire(spec("no-validity").withTtl(Duration.ofSeconds(3))))
+                .isInstanceOf(LeaseConfigurationException.class).hasMessageContaining("safety margin");
     }
 
     @Test

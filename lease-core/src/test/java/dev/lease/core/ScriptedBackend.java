@@ -35,6 +35,8 @@ class ScriptedBackend implements LeaseBackend {
     volatile boolean fenced = true;
     volatile boolean releaseBlocks;
     volatile Duration renewDelay = Duration.ZERO;
+    /** What {@link #validityMargin} answers, as a fraction of the ttl (Redlock's clock drift allowance). */
+    volatile double marginFraction;
     /** How many of the next grant requests fail, as an unreachable store would; each says which call it was. */
     final AtomicInteger acquireFailures = new AtomicInteger();
     /** Runs inside each release, before it blocks when {@link #releaseBlocks} says so. */
@@ -59,6 +61,11 @@ class ScriptedBackend implements LeaseBackend {
     @Override
     public boolean issuesFencingTokens() {
         return fenced;
+    }
+
+    @Override
+    public Duration validityMargin(Duration ttl) {
+        return Duration.ofNanos((long) (ttl.toNanos() * marginFraction));
     }
 
     @Override

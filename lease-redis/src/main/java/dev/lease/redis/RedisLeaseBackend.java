@@ -251,7 +251,12 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
      * @throws IllegalArgumentException saying what is wrong and how to fix it
      */
     public static String validateKeyPrefix(String prefix) {
-        String fix = ". Set lease.redis.key-prefix to a short plain prefix such as '" + DEFAULT_KEY_PREFIX + "' or 'myapp:lease:'.";
+        return validateKeyPrefix(prefix, "lease.redis.key-prefix");
+    }
+
+    /** As {@link #validateKeyPrefix(String)}, naming {@code property} in the fix. */
+    static String validateKeyPrefix(String prefix, String property) {
+        String fix = ". Set " + property + " to a short plain prefix such as '" + DEFAULT_KEY_PREFIX + "' or 'myapp:lease:'.";
         if (prefix == null || prefix.isEmpty()) {
             throw new IllegalArgumentException("The Redis lease key prefix is empty, so lease keys would mix with "
                     + "other keys" + fix);
@@ -319,7 +324,7 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
     }
 
     /** Rounded up: the server must never expire the key before this process stops believing in the lease. */
-    private static long ttlMillis(Duration ttl) {
+    static long ttlMillis(Duration ttl) {
         long millis = ttl.toMillis();
         return ttl.minusMillis(millis).isZero() ? Math.max(1, millis) : millis + 1;
     }

@@ -52,15 +52,24 @@ final class ReleaseSignals implements MessageListener, AutoCloseable {
 
     /** Registers interest in {@code name}; the latch opens on its next release. Pair with {@link #forget}. */
     CountDownLatch watch(String name) {
-        subscribe();
         CountDownLatch latch = new CountDownLatch(1);
+        watch(name, latch);
+        return latch;
+    }
+
+    /**
+     * Registers {@code latch} for {@code name}: each release announced on this channel counts it down once, so one
+     * latch shared by the signals of several servers opens once enough of them announced (Redlock's majority).
+     * Pair with {@link #forget}.
+     */
+    void watch(String name, CountDownLatch latch) {
+        subscribe();
         // Added inside compute: a concurrent forget() must not drop the set this latch is being added to.
         waiters.compute(name, (n, set) -> {
             Set<CountDownLatch> latches = set != null ? set : ConcurrentHashMap.newKeySet();
             latches.add(latch);
             return latches;
         });
-        return latch;
     }
 
     void forget(String name, CountDownLatch latch) {

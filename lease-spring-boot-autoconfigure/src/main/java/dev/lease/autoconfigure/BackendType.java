@@ -9,6 +9,7 @@ import dev.lease.jdbc.JdbcLeaseBackend;
 import dev.lease.kubernetes.KubernetesLeaseBackend;
 import dev.lease.memory.InMemoryLeaseBackend;
 import dev.lease.redis.RedisLeaseBackend;
+import dev.lease.redis.RedlockLeaseBackend;
 import dev.lease.zookeeper.ZooKeeperLeaseBackend;
 
 /**
@@ -21,6 +22,10 @@ enum BackendType {
             + "lease.zookeeper.connect-string (or define a CuratorFramework bean)."),
 
     REDIS(RedisLeaseBackend.ID, false, "add spring-boot-starter-data-redis and configure spring.data.redis.*."),
+
+    /** Named only: the nodes of lease.redlock.nodes are no reason to pick it over another backend silently. */
+    REDLOCK(RedlockLeaseBackend.ID, true, "set lease.redlock.nodes to 3 or 5 redis:// URIs of independent Redis "
+            + "masters (lettuce-core and spring-data-redis on the classpath); EFFICIENCY leases only."),
 
     JDBC(JdbcLeaseBackend.ID, false, "add spring-boot-starter-jdbc and configure one DataSource "
             + "(spring.datasource.*), or give the lease backend a pool of its own with lease.jdbc.datasource.url (which "

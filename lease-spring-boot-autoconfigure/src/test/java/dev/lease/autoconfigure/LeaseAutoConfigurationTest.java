@@ -64,7 +64,7 @@ class LeaseAutoConfigurationTest {
         runner.withPropertyValues("lease.backend=etcd").run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("lease.backend=etcd names no lease backend")
-                    .hasMessageContaining("zookeeper, redis, jdbc, kubernetes, in-memory");
+                    .hasMessageContaining("zookeeper, redis, redlock, jdbc, kubernetes, in-memory");
         });
     }
 

@@ -59,6 +59,11 @@ public final class EmbeddedRedis implements AutoCloseable {
         server.stop();
     }
 
+    /** Whether the server is running (not stopped). */
+    public boolean isRunning() {
+        return server.isActive();
+    }
+
     /** Starts the stopped server again, empty, on the same port. */
     public void restart() throws IOException {
         server.start();

@@ -101,6 +101,11 @@ public abstract class ForwardingLeaseBackend<G extends Grant> implements LeaseBa
     }
 
     @Override
+    public Duration validityMargin(Duration ttl) {
+        return target.validityMargin(ttl);
+    }
+
+    @Override
     public Map<String, Object> checkHealth(Duration timeout) throws Exception {
         return target.checkHealth(timeout);
     }
