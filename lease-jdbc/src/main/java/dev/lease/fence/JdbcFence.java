@@ -53,9 +53,9 @@ public final class JdbcFence implements Fence, GrantFence {
     /** Longest accepted resource name, in characters. */
     public static final int MAX_RESOURCE_LENGTH = 255;
 
-    private static final String ADVANCE = "UPDATE " + TABLE + " SET fence = ? WHERE resource = ? AND fence <= ?";
+    private static final String ADVANCE = FenceSql.positional(FenceSql.ADVANCE);
 
-    private static final String READ = "SELECT fence FROM " + TABLE + " WHERE resource = ? FOR UPDATE";
+    private static final String READ = FenceSql.positional(FenceSql.READ);
 
     private final JdbcOperations jdbc;
     private final OwnTransaction ownTransaction;
@@ -280,19 +280,17 @@ public final class JdbcFence implements Fence, GrantFence {
     /** How to insert a fence row unless it exists, without aborting the caller's transaction. */
     private enum Platform {
 
-        POSTGRESQL("postgresql", "INSERT INTO " + TABLE + " (resource, fence) VALUES (?, ?) ON CONFLICT (resource) DO NOTHING",
-                false),
-        MYSQL("mysql", "INSERT IGNORE INTO " + TABLE + " (resource, fence) VALUES (?, ?)", false),
-        H2("h2", "INSERT INTO " + TABLE + " (resource, fence) SELECT ?, ? FROM DUAL WHERE NOT EXISTS"
-                + " (SELECT 1 FROM " + TABLE + " WHERE resource = ?)", true);
+        POSTGRESQL("postgresql", false),
+        MYSQL("mysql", false),
+        H2("h2", true);
 
         final String script;
         final String insertIfAbsent;
         final boolean insertBindsResourceTwice;
 
-        Platform(String script, String insertIfAbsent, boolean insertBindsResourceTwice) {
+        Platform(String script, boolean insertBindsResourceTwice) {
             this.script = script;
-            this.insertIfAbsent = insertIfAbsent;
+            this.insertIfAbsent = FenceSql.positional(FenceSql.insertIfAbsent(script));
             this.insertBindsResourceTwice = insertBindsResourceTwice;
         }
 
