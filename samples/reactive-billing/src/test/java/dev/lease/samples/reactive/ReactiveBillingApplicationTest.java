@@ -147,8 +147,34 @@ class ReactiveBillingApplicationTest {
         assertThat(column("SELECT billed_token FROM invoice WHERE id = :id", 2)).isEqualTo(token);
     }
 
+    /**
+     * A holder paused for real (a child JVM under {@code kill -STOP}) past its ZooKeeper session; the application bills
+     * the invoice meanwhile over HTTP. When the holder resumes, the write it had on its way carries its old token and
+     * R2dbcFence refuses it; its own section learns of the loss and ends with LeaseLostException.
+     */
     @Test
     @Order(3)
+    void aPausedHoldersWriteIsRefusedAfterTheApplicationBilledTheInvoice() throws Exception {
+        invoice(6);
+        try (PausedHolderProcess holder = PausedHolderProcess.start(zooKeeper.connectString(), postgres.port(), 6)) {
+            long stale = holder.awaitToken();
+            holder.pause();
+            long successor = await().atMost(seconds(60)).pollInterval(Duration.ofMillis(500))
+                    .until(() -> web.post().uri("/invoices/6/bill").exchange().returnResult(Long.class),
+                            result -> result.getStatus().is2xxSuccessful())
+                    .getResponseBody().blockFirst(seconds(30));
+            assertThat(successor).isGreaterThan(stale);
+
+            holder.resumeAndWrite();
+            assertThat(holder.awaitLine(line -> line.startsWith("REJECTED") || line.startsWith("ACCEPTED")))
+                    .isEqualTo("REJECTED current=" + successor);
+            assertThat(column("SELECT billed_token FROM invoice WHERE id = :id", 6)).isEqualTo(successor);
+            assertThat(holder.awaitLine(line -> line.equals("LOST") || line.startsWith("FAILED"))).isEqualTo("LOST");
+        }
+    }
+
+    @Test
+    @Order(4)
     void aFrozenZooKeeperLinkCancelsTheLeasedStreamWithLeaseLostException() {
         Flux<Long> http = web.get().uri("/invoices/3/reminders").exchange().expectStatus().isOk()
                 .returnResult(Long.class).getResponseBody();
