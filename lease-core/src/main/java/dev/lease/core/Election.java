@@ -152,6 +152,11 @@ public final class Election implements Leadership, AutoCloseable {
         return engine.runInTerm(current, work);
     }
 
+    /** The term while this instance leads, else null: for sections that run in it without a thread of their own. */
+    HeldLease currentTerm() {
+        return term;
+    }
+
     /**
      * Ends the campaign: the current term, if any, ends (its work interrupted, its lease released at once, the
      * revoked event published) before this returns, or after {@code 10s} at most.

@@ -55,6 +55,8 @@ final class HeldLease implements Lease {
     /** The threads running a section of this lease: one for a leased call, any number for a leadership term. */
     private final List<ThreadLeases.Frames> boundTo = new ArrayList<>();
     private Runnable whenLost;
+    /** Told of a declared loss, after the threads: sections not bound to a thread (reactive pipelines). */
+    private final List<Runnable> lossWatchers = new ArrayList<>();
     /** A leadership term: its election ends it, not the code running in it. */
     private volatile boolean term;
     private Future<?> watchdog;
@@ -232,6 +234,27 @@ final class HeldLease implements Lease {
         hook.run();
     }
 
+    /**
+     * Runs {@code watcher} when the lease is declared lost, right after its threads were interrupted: at once if it
+     * was. Any number may watch; for sections that run on no thread of their own, which an interrupt cannot reach.
+     *
+     * @return what stops the watching when the section ends first (a leadership term outlives many sections)
+     */
+    Runnable watchLoss(Runnable watcher) {
+        synchronized (lock) {
+            if (!lost) {
+                lossWatchers.add(watcher);
+                return () -> {
+                    synchronized (lock) {
+                        lossWatchers.remove(watcher);
+                    }
+                };
+            }
+        }
+        watcher.run();
+        return () -> { };
+    }
+
     /** Why it was declared lost, or null while it was not. */
     String lossReason() {
         synchronized (lock) {
@@ -255,6 +278,7 @@ final class HeldLease implements Lease {
      */
     Runnable invalidate(LossCause cause, String reason) {
         List<ThreadLeases.Frames> frames;
+        List<Runnable> watchers;
         Runnable hook;
         synchronized (lock) {
             if (lost || closed) {
@@ -264,6 +288,8 @@ final class HeldLease implements Lease {
             lossReason = reason;
             cancelTasks();
             frames = List.copyOf(boundTo);
+            watchers = List.copyOf(lossWatchers);
+            lossWatchers.clear();
             hook = whenLost;
         }
         return () -> announceLoss(cause, reason, frames, hook);
@@ -275,6 +301,7 @@ final class HeldLease implements Lease {
                         + frames.stream().map(ThreadLeases.Frames::threadName).collect(Collectors.joining(", ")));
         // Interrupting comes first: the work must stop as soon as possible, whatever a listener does.
         frames.forEach(bound -> bound.interruptFor(this));
+        watchers.forEach(HeldLease::runWatcher);
         // A yield, or a shutdown that interrupted no work (an idle leadership term), is expected, not a warning.
         if (cause == LossCause.YIELDED || (cause == LossCause.SHUTDOWN && frames.isEmpty() && term)) {
             log.info(message);
@@ -287,6 +314,16 @@ final class HeldLease implements Lease {
             hook.run();
         }
         freed();
+    }
+
+    private static void runWatcher(Runnable watcher) {
+        try {
+            watcher.run();
+        }
+        catch (RuntimeException ex) {
+            // One section's failure to hear of the loss must not keep the others, or the release, from it.
+            log.error("A loss watcher failed", ex);
+        }
     }
 
     /**

@@ -236,6 +236,11 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         return closing;
     }
 
+    /** The id of the backend serving {@code kind}, for messages about leases not granted. */
+    String backendId(LeaseKind kind) {
+        return router.backendFor(kind).id();
+    }
+
     /** How many of this engine's threads queue behind the one that asks the store for the name (tests watch it). */
     int locallyQueued(LeaseKind kind, String name) {
         return lines.queued(router.backendFor(kind), name);

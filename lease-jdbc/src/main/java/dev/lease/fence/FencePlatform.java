@@ -14,8 +14,7 @@ import dev.lease.jdbc.SqlPlatforms;
  */
 enum FencePlatform {
 
-    POSTGRESQL("postgresql", "INSERT INTO " + JdbcFence.TABLE + " (resource, fence) VALUES (?, ?)"
-            + " ON CONFLICT (resource) DO NOTHING", false,
+    POSTGRESQL("postgresql", false,
             // Local to the transaction: it ends with it, whatever happens to this method.
             "SELECT current_setting('lock_timeout')", "SELECT set_config('lock_timeout', ?, true)") {
 
@@ -29,7 +28,7 @@ enum FencePlatform {
             return "55P03".equals(ex.getSQLState());
         }
     },
-    MYSQL("mysql", "INSERT IGNORE INTO " + JdbcFence.TABLE + " (resource, fence) VALUES (?, ?)", false,
+    MYSQL("mysql", false,
             "SELECT @@SESSION.innodb_lock_wait_timeout", "SET SESSION innodb_lock_wait_timeout = ?") {
 
         /** Whole seconds, at least one: InnoDB has no finer bound, and 0 would mean not to wait at all. */
@@ -43,8 +42,7 @@ enum FencePlatform {
             return ex.getErrorCode() == 1205;
         }
     },
-    H2("h2", "INSERT INTO " + JdbcFence.TABLE + " (resource, fence) SELECT ?, ? FROM DUAL WHERE NOT EXISTS"
-            + " (SELECT 1 FROM " + JdbcFence.TABLE + " WHERE resource = ?)", true,
+    H2("h2", true,
             "SELECT LOCK_TIMEOUT()", "SET LOCK_TIMEOUT ?") {
 
         @Override
@@ -64,10 +62,9 @@ enum FencePlatform {
     private final String readLockTimeout;
     private final String setLockTimeout;
 
-    FencePlatform(String script, String insertIfAbsent, boolean insertBindsResourceTwice, String readLockTimeout,
-            String setLockTimeout) {
+    FencePlatform(String script, boolean insertBindsResourceTwice, String readLockTimeout, String setLockTimeout) {
         this.script = script;
-        this.insertIfAbsent = insertIfAbsent;
+        this.insertIfAbsent = FenceSql.positional(FenceSql.insertIfAbsent(script));
         this.insertBindsResourceTwice = insertBindsResourceTwice;
         this.readLockTimeout = readLockTimeout;
         this.setLockTimeout = setLockTimeout;

@@ -55,9 +55,9 @@ public final class JdbcFence implements Fence, GrantFence {
     /** Longest accepted resource name, in characters. */
     public static final int MAX_RESOURCE_LENGTH = 255;
 
-    private static final String ADVANCE = "UPDATE " + TABLE + " SET fence = ? WHERE resource = ? AND fence <= ?";
+    private static final String ADVANCE = FenceSql.positional(FenceSql.ADVANCE);
 
-    private static final String READ = "SELECT fence FROM " + TABLE + " WHERE resource = ? FOR UPDATE";
+    private static final String READ = FenceSql.positional(FenceSql.READ);
 
     /** Without a lock: what the caller's transaction sees, waiting for nobody. */
     private static final String CURRENT = "SELECT fence FROM " + TABLE + " WHERE resource = ?";
@@ -309,7 +309,8 @@ public final class JdbcFence implements Fence, GrantFence {
         }
         if (resource.length() > MAX_RESOURCE_LENGTH) {
             throw new IllegalArgumentException("Invalid fenced resource name '"
-                    + LeaseNames.printable(resource.substring(0, 40)) + "...': it is " + resource.length() + " characters long, at most " + MAX_RESOURCE_LENGTH + " are allowed");
+                    + LeaseNames.printable(resource.substring(0, 40)) + "...': it is " + resource.length()
+                    + " characters long, at most " + MAX_RESOURCE_LENGTH + " are allowed");
         }
         if (!LeaseNames.printable(resource).equals(resource)) {
             throw new IllegalArgumentException("Invalid fenced resource name '" + LeaseNames.printable(resource)

@@ -18,9 +18,11 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.scheduling.annotation.Async;
 import org.springframework.util.ReflectionUtils;
+import org.springframework.util.function.SingletonSupplier;
 
 import dev.lease.LeaseConfigurationException;
 import dev.lease.WhenBusy;
+import dev.lease.core.LeaseEngine;
 import dev.lease.leader.LeaderOnly;
 import dev.lease.spi.LeaseNames;
 
@@ -35,6 +37,8 @@ public class LeaderOnlyAnnotationBeanPostProcessor extends AbstractBeanFactoryAw
 
     private final ObjectProvider<SpringLeaderElections> elections;
     private final Map<Method, Supplier<Object>> skipValues = new ConcurrentHashMap<>();
+    /** Created at the first Mono/Flux call, so that Reactor stays optional. */
+    private Supplier<ReactiveLeasedCalls> reactive;
 
     /**
      * @param elections the elections bean, looked up lazily so that this post-processor does not create it early
@@ -47,6 +51,8 @@ public class LeaderOnlyAnnotationBeanPostProcessor extends AbstractBeanFactoryAw
     @Override
     public void setBeanFactory(BeanFactory beanFactory) {
         super.setBeanFactory(beanFactory);
+        this.reactive = SingletonSupplier.of(() -> ReactiveLeasedCalls.of(beanFactory,
+                () -> beanFactory.getBeanProvider(LeaseEngine.class).getIfUnique()));
         this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, LeaderOnly.class, true),
                 new LeaderOnlyInterceptor());
     }
@@ -77,6 +83,7 @@ public class LeaderOnlyAnnotationBeanPostProcessor extends AbstractBeanFactoryAw
                     + "thread, not to the executor thread that runs the body, so the body would run outside the term.",
                     "call the @LeaderOnly method from the @Async one (on another bean), or drop @Async.");
         }
+        LeasedMethodParser.refuseSuspending(where, method);
         skipValues.computeIfAbsent(method,
                 m -> LeasedMethodParser.skipValue(where, m.getReturnType(), WhenBusy.SKIP));
         // The elections bean adds the election's name to what it reports, so the declaration names the method alone.
@@ -101,6 +108,11 @@ public class LeaderOnlyAnnotationBeanPostProcessor extends AbstractBeanFactoryAw
             LeaderOnly leaderOnly = AnnotatedElementUtils.findMergedAnnotation(method, LeaderOnly.class);
             if (leaderOnly == null) {
                 return invocation.proceed();
+            }
+            if (ReactiveTypes.isReactive(method)) {
+                // On subscription, in the term current then; empty at once when this instance does not lead.
+                return reactive.get().asLeader(invocation, elections.getObject().election(leaderOnly.election()),
+                        ReactiveTypes.isMono(method));
             }
             Supplier<Object> skip = skipValues.getOrDefault(method, () -> null);
             return elections.getObject().election(leaderOnly.election()).runAsLeader(lease -> invocation.proceed(),

@@ -1,6 +1,7 @@
 package dev.lease.aop;
 
 import java.lang.reflect.Method;
+import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -17,11 +18,15 @@ final class LeaseInterceptor implements MethodInterceptor {
     private final LeasedMethodRegistry registry;
     private final ObjectProvider<LeaseTemplate> leases;
     private final LeasedCalls calls;
+    /** Created at the first Mono/Flux call, so that Reactor stays optional. */
+    private final Supplier<ReactiveLeasedCalls> reactive;
 
-    LeaseInterceptor(LeasedMethodRegistry registry, ObjectProvider<LeaseTemplate> leases, LeasedCalls calls) {
+    LeaseInterceptor(LeasedMethodRegistry registry, ObjectProvider<LeaseTemplate> leases, LeasedCalls calls,
+            Supplier<ReactiveLeasedCalls> reactive) {
         this.registry = registry;
         this.leases = leases;
         this.calls = calls;
+        this.reactive = reactive;
     }
 
     @Override
@@ -34,6 +39,13 @@ final class LeaseInterceptor implements MethodInterceptor {
             return invocation.proceed();
         }
         String name = registry.evaluateName(leased, invocation.getArguments(), target);
+        if (leased.reactive()) {
+            // Nothing is held while the publisher is assembled; the lease is taken on subscription, so shutdown is
+            // left to the engine: closing it ends every section still held with LeaseLostException.
+            String fence = registry.evaluateFence(leased, invocation.getArguments(), target);
+            return reactive.get().leased(invocation, leased.spec(name, fence), leased.whenBusy(),
+                    ReactiveTypes.isMono(leased.method()));
+        }
         if (!calls.enter()) {
             throw new LeaseUnavailableException(name, "(none asked)", "the application is shutting down (the lease "
                     + "engine is closing), so " + leased.describe() + " did not run");

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import org.apache.commons.logging.Log;
@@ -24,10 +25,12 @@ import org.springframework.beans.factory.config.DestructionAwareBeanPostProcesso
 import org.springframework.beans.factory.config.EmbeddedValueResolver;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.scheduling.config.TaskManagementConfigUtils;
+import org.springframework.util.function.SingletonSupplier;
 
 import dev.lease.Leased;
 import dev.lease.Durations;
 import dev.lease.LeaseConfigurationException;
+import dev.lease.LeaseKind;
 import dev.lease.LeaseTemplate;
 import dev.lease.core.LeaseEngine;
 
@@ -60,6 +63,7 @@ public class LeasedAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareA
     private final Map<String, List<LeasedMethod>> asyncBeans = new ConcurrentHashMap<>();
     private ConfigurableListableBeanFactory beanFactory;
     private LeasedMethodRegistry registry;
+    private Supplier<ReactiveLeasedCalls> reactive;
 
     /**
      * @param leases the template {@code @Leased} calls go through (the {@link LeaseEngine} unless the application
@@ -77,8 +81,9 @@ public class LeasedAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareA
         this.registry = new LeasedMethodRegistry(
                 beanFactory instanceof ConfigurableBeanFactory cbf ? new EmbeddedValueResolver(cbf) : value -> value,
                 new BeanFactoryResolver(beanFactory));
+        this.reactive = SingletonSupplier.of(() -> ReactiveLeasedCalls.of(beanFactory, this::engine));
         this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Leased.class, true),
-                new LeaseInterceptor(registry, leases, calls));
+                new LeaseInterceptor(registry, leases, calls, reactive));
     }
 
     @Override
@@ -116,13 +121,27 @@ public class LeasedAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareA
             return;
         }
         LeaseEngine engine = engine();
+        if (engine == null && methods.stream().anyMatch(LeasedMethod::reactive)) {
+            throw new LeaseConfigurationException(methods.stream().filter(LeasedMethod::reactive)
+                    .map(LeasedMethod::culprit).sorted().collect(Collectors.joining(", ")) + " return(s) Mono or "
+                    + "Flux, which run on the LeaseEngine, and there is no single LeaseEngine bean (an application's "
+                    + "own LeaseTemplate cannot run them).", "keep the starter's LeaseEngine bean next to your "
+                            + "LeaseTemplate, or declare a ReactiveLeaseTemplate bean.");
+        }
         if (engine == null) {
             log.info(methods.size() + " @Leased method(s) not checked at startup: the LeaseTemplate bean is not a "
                     + "LeaseEngine and there is no LeaseEngine bean to check their routing, timing and names against");
             return;
         }
         for (LeasedMethod method : methods) {
-            engine.validate(method.culprit(), method.kind(), method.ttl(), method.renewEvery(), method.fence() != null);
+            // A reactive template with a fence of its own advances it at grant; the engine needs none for that.
+            boolean fencedByEngine = method.fence() != null && !(method.reactive() && reactive.get().fencesAtGrant());
+            if (method.fence() != null && !fencedByEngine && method.kind() != LeaseKind.CORRECTNESS) {
+                throw new LeaseConfigurationException(method.culprit() + ": fence at grant needs a fencing token, "
+                        + "but the lease is " + method.kind() + ".", "remove fence, or make the lease CORRECTNESS if "
+                                + "a duplicate would corrupt data.");
+            }
+            engine.validate(method.culprit(), method.kind(), method.ttl(), method.renewEvery(), fencedByEngine);
             StartupNameCheck.check(engine, method.culprit(), method.kind(), method.name(), "nightly-report");
         }
     }

@@ -40,6 +40,11 @@ record LeasedMethod(Method method, NameTemplate name, LeaseKind kind, Duration t
         return spec;
     }
 
+    /** Whether the method returns a {@code Mono} or {@code Flux}, whose subscription runs under the lease. */
+    boolean reactive() {
+        return method != null && ReactiveTypes.isReactive(method);
+    }
+
     /** How error messages name the lease: its literal name or its template, quoted. */
     String describeName() {
         return name.describe();

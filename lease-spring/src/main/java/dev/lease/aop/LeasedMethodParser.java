@@ -40,14 +40,22 @@ final class LeasedMethodParser {
                 : NameTemplate.parse(where, "fence", leased.fence(), NameTemplate::checkNotBlank, "invoice-42",
                         "invoice-#{#id}").checkVariables(where, "fence", method, parameterNames);
         Class<?> returnType = method.getReturnType();
-        boolean publisher = returnType.getName().equals("org.reactivestreams.Publisher")
-                || hasInterface(returnType, "org.reactivestreams.Publisher");
+        refuseSuspending(where, method);
+        boolean reactive = ReactiveTypes.isReactive(method);
+        if (reactive && async) {
+            throw new LeaseConfigurationException(where + ": the method returns " + returnType.getSimpleName()
+                    + " and is @Async: the lease is held while its publisher is subscribed to, not on an executor "
+                    + "thread.", "drop @Async (subscribe on a scheduler instead: publishOn/subscribeOn).");
+        }
+        boolean publisher = !reactive && (returnType.getName().equals("org.reactivestreams.Publisher")
+                || hasInterface(returnType, "org.reactivestreams.Publisher"));
         // Behind @Async the lease is taken on the executor thread, so a future-returning body runs under it.
         if (publisher || (!async && isFuture(returnType))) {
             throw new LeaseConfigurationException(where + ": the method returns " + returnType.getSimpleName()
                     + ", so the lease would be released as soon as the work is handed off, long before it finishes.",
                     "put @Leased on the method that does the work synchronously (for example inside the async task)"
-                            + (publisher ? "." : ", or make this method @Async: the lease is then held on the "
+                            + (publisher ? ", or return Mono or Flux, whose subscription is held under the lease."
+                                    : ", or make this method @Async: the lease is then held on the "
                                     + "executor thread for the whole body."));
         }
         Supplier<Object> skipValue = skipValue(where, returnType, leased.whenBusy());
@@ -55,6 +63,19 @@ final class LeasedMethodParser {
                 duration(where, "renewEvery", leased.renewEvery()),
                 Optional.ofNullable(duration(where, "waitFor", leased.waitFor())).orElse(Duration.ZERO),
                 leased.whenBusy(), skipValue, async, fence);
+    }
+
+    /**
+     * The interceptor would hand a coroutine's continuation on as it is and release the lease at the first suspension
+     * point: refused until suspend functions are supported.
+     */
+    static void refuseSuspending(String where, Method method) {
+        if (ReactiveTypes.isSuspending(method)) {
+            throw new LeaseConfigurationException(where + " is a Kotlin suspend function, which is not supported "
+                    + "yet: the lease would be released at its first suspension point, long before it finishes.",
+                    "return Mono or Flux instead (kotlinx-coroutines-reactor: = mono { ... }), which are held "
+                            + "under the lease until they terminate and cancelled when it is lost.");
+        }
     }
 
     private Duration duration(String where, String attribute, String text) {

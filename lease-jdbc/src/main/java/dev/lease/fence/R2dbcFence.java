@@ -1,0 +1,171 @@
+package dev.lease.fence;
+
+import java.util.Objects;
+
+import io.r2dbc.spi.ConnectionFactory;
+import org.springframework.dao.ConcurrencyFailureException;
+import org.springframework.r2dbc.connection.R2dbcTransactionManager;
+import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.reactive.TransactionSynchronizationManager;
+import org.springframework.transaction.reactive.TransactionalOperator;
+import org.springframework.transaction.support.DefaultTransactionDefinition;
+import reactor.core.publisher.Mono;
+
+import dev.lease.FencingToken;
+import dev.lease.jdbc.SqlPlatforms;
+
+/**
+ * {@link JdbcFence} for reactive applications: the same table {@code lease_fence(resource, fence)} and the same
+ * statements, run through Spring's R2DBC {@link DatabaseClient} in the caller's reactive transaction. Run
+ * {@link #advance} first in the transaction that writes the resource ({@code @Transactional} on a reactive method,
+ * or a {@link TransactionalOperator}, of an {@code R2dbcTransactionManager} over the same {@code ConnectionFactory}):
+ * its row lock serialises writers until commit, so a stale holder's write is refused with
+ * {@link StaleTokenException}.
+ *
+ * <pre>{@code
+ * return ReactiveLeaseContext.token()
+ *         .flatMap(token -> fence.advance("invoice-" + id, token))
+ *         .then(db.sql("UPDATE invoice SET state = 'BILLED' WHERE id = :id").bind("id", id).then())
+ *         .as(transactions::transactional);
+ * }</pre>
+ *
+ * <p>Needs spring-r2dbc (and an R2DBC driver) on the classpath; PostgreSQL, MySQL/MariaDB and H2, as JdbcFence.
+ */
+public final class R2dbcFence {
+
+    private final DatabaseClient db;
+    private final FenceListener listener;
+    private final TransactionalOperator ownTransaction;
+    private volatile String platform;
+
+    /**
+     * @param db the client of the database the fenced resource lives in, bound to the same transactions as the writes
+     *        the fence protects
+     */
+    public R2dbcFence(DatabaseClient db) {
+        this(db, (table, rejection) -> { });
+    }
+
+    /**
+     * @param db the client of the database the fenced resource lives in
+     * @param listener told of each refusal, such as the auto-configuration's {@code lease.fence.rejected} counter
+     */
+    public R2dbcFence(DatabaseClient db, FenceListener listener) {
+        this.db = Objects.requireNonNull(db, "db");
+        this.listener = Objects.requireNonNull(listener, "listener");
+        DefaultTransactionDefinition own = new DefaultTransactionDefinition(
+                TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        this.ownTransaction = TransactionalOperator.create(new R2dbcTransactionManager(db.getConnectionFactory()), own);
+    }
+
+    /**
+     * In the caller's reactive transaction, moves the resource's fence up to {@code token}, or refuses a token lower
+     * than one already accepted. Equal tokens pass.
+     *
+     * @param resource what is being written, such as {@code "invoice-42"}
+     * @param token the token of the lease the write is made under ({@code ReactiveLeaseContext.token()})
+     * @return completes when the fence accepted the token; errors with {@link StaleTokenException} when the resource
+     *         already accepted a higher one (the transaction must not commit the write), or with
+     *         {@link IllegalStateException} when no transaction of the fence's ConnectionFactory is active
+     */
+    public Mono<Void> advance(String resource, FencingToken token) {
+        JdbcFence.validateResource(resource);
+        Objects.requireNonNull(token, "token");
+        long value = token.value();
+        return requireTransaction(resource, token)
+                .then(update(value, resource))
+                .flatMap(moved -> moved ? Mono.just(true) : insertIfAbsent(resource, value))
+                // The row appeared meanwhile (a concurrent first writer); this waits for its lock and checks again.
+                .flatMap(done -> done ? Mono.just(true) : update(value, resource))
+                .flatMap(done -> done ? Mono.<Void>empty() : refuseUnlessEqual(resource, token));
+    }
+
+    /**
+     * Fence at grant: {@link #advance} in a short transaction of its own, committed when the returned Mono completes,
+     * so that from then on every write with an older token is refused. Fits
+     * {@code dev.lease.reactive.ReactiveGrantFence} ({@code r2dbcFence::advanceAtGrant}).
+     *
+     * @param resource the fenced resource
+     * @param token the token of the grant just made
+     * @return completes once committed; errors with {@link StaleTokenException} when the lease was superseded
+     */
+    public Mono<Void> advanceAtGrant(String resource, FencingToken token) {
+        return ownTransaction.transactional(Mono.defer(() -> advance(resource, token)));
+    }
+
+    /**
+     * The fence of a resource, read with a row lock in the caller's transaction (or in a statement of its own).
+     *
+     * @param resource the fenced resource
+     * @return the highest token accepted, or empty when nothing was written under a lease yet
+     */
+    public Mono<Long> current(String resource) {
+        JdbcFence.validateResource(resource);
+        return db.sql(FenceSql.READ).bind("resource", resource).map(row -> row.get(0, Long.class)).first();
+    }
+
+    /**
+     * Creates the {@code lease_fence} table if it does not exist, with the DDL for this database.
+     *
+     * @return completes once the table exists
+     */
+    public Mono<Void> createSchema() {
+        return platform().flatMap(p -> db.sql(SqlPlatforms.readStatement("dev/lease/fence/schema-" + p + ".sql"))
+                .then());
+    }
+
+    private Mono<Boolean> update(long value, String resource) {
+        return db.sql(FenceSql.ADVANCE).bind("token", value).bind("resource", resource).fetch().rowsUpdated()
+                .map(rows -> rows == 1);
+    }
+
+    private Mono<Boolean> insertIfAbsent(String resource, long value) {
+        return platform().flatMap(p -> db.sql(FenceSql.insertIfAbsent(p)).bind("resource", resource)
+                .bind("token", value).fetch().rowsUpdated().map(rows -> rows > 0));
+    }
+
+    private Mono<Void> refuseUnlessEqual(String resource, FencingToken token) {
+        return current(resource)
+                .switchIfEmpty(Mono.error(() -> new ConcurrencyFailureException("The fence row of resource '"
+                        + resource + "' was created by a concurrent transaction this transaction cannot see "
+                        + "(repeatable read); retry the transaction")))
+                // Drivers counting changed rows rather than matched ones report 0 for an equal token: the fence, read
+                // under the row lock, decides.
+                .flatMap(current -> current == token.value() ? Mono.<Void>empty()
+                        : Mono.error(JdbcFence.rejected(listener, JdbcFence.TABLE,
+                                new StaleTokenException(resource, token, current))));
+    }
+
+    /**
+     * In auto-commit the row lock would be released at once, so that a stale holder could pass the check and still
+     * write: the check needs a reactive transaction holding a connection of this fence's ConnectionFactory.
+     */
+    private Mono<Void> requireTransaction(String resource, FencingToken token) {
+        ConnectionFactory factory = db.getConnectionFactory();
+        return TransactionSynchronizationManager.forCurrentTransaction()
+                .filter(tx -> tx.isActualTransactionActive() && tx.getResource(factory) != null)
+                .onErrorResume(noTransaction -> Mono.empty())
+                .switchIfEmpty(Mono.error(() -> new IllegalStateException("R2dbcFence.advance(\"" + resource + "\", "
+                        + token + ") found no reactive transaction on the fence's ConnectionFactory. In auto-commit "
+                        + "the fence row lock is released at once, so a stale holder could pass the check and still "
+                        + "write. Run the check and the writes it protects in one transaction of an "
+                        + "R2dbcTransactionManager over that ConnectionFactory: @Transactional on the reactive "
+                        + "method, or TransactionalOperator.transactional(...).")))
+                .then();
+    }
+
+    private Mono<String> platform() {
+        String known = platform;
+        if (known != null) {
+            return Mono.just(known);
+        }
+        String product = db.getConnectionFactory().getMetadata().getName();
+        return Mono.fromCallable(() -> {
+            String p = SqlPlatforms.of(product).orElseThrow(() -> new IllegalStateException("R2dbcFence supports "
+                    + "PostgreSQL, MySQL, MariaDB and H2, but the database is '" + product + "'."));
+            platform = p;
+            return p;
+        });
+    }
+}
