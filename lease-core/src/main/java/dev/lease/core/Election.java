@@ -25,7 +25,7 @@ import dev.lease.leader.LeadershipRevokedEvent;
  * when the election is closed; work running in it is interrupted first, the lease is released so that another
  * instance can take over at once, and the campaign starts again after a pause (not after closing).
  */
-public final class Election implements Leadership, AutoCloseable {
+public final class Election implements Leadership, Campaigns, AutoCloseable {
 
     private static final Log log = LogFactory.getLog(Election.class);
 
@@ -352,5 +352,15 @@ public final class Election implements Leadership, AutoCloseable {
                 + (current != null && current.isValid() ? "leader" + (current.hasToken() ? " (token "
                         + current.token().value() + ")" : "") : "follower") + ", ttl "
                 + spec.ttl().map(Durations::format).orElse("default") + "]";
+    }
+
+    /**
+     * This election itself: a {@link Campaigns} whose campaign never changes.
+     *
+     * @return this
+     */
+    @Override
+    public Election running() {
+        return this;
     }
 }

@@ -292,10 +292,11 @@ final class HeldLease implements Lease {
             lossWatchers.clear();
             hook = whenLost;
         }
-        return () -> announceLoss(cause, reason, frames, hook);
+        return () -> announceLoss(cause, reason, frames, watchers, hook);
     }
 
-    private void announceLoss(LossCause cause, String reason, List<ThreadLeases.Frames> frames, Runnable hook) {
+    private void announceLoss(LossCause cause, String reason, List<ThreadLeases.Frames> frames,
+            List<Runnable> watchers, Runnable hook) {
         String message = "Lease " + nameAndToken() + " on " + backend.id() + " lost (" + cause.tag() + "): " + reason
                 + (frames.isEmpty() ? "" : "; interrupting "
                         + frames.stream().map(ThreadLeases.Frames::threadName).collect(Collectors.joining(", ")));

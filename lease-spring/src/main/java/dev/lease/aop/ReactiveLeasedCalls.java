@@ -12,8 +12,8 @@ import org.springframework.util.function.SingletonSupplier;
 
 import dev.lease.LeaseSpec;
 import dev.lease.WhenBusy;
-import dev.lease.core.Election;
 import dev.lease.core.LeaseEngine;
+import dev.lease.leader.Leadership;
 import dev.lease.reactive.ReactiveGrantFence;
 import dev.lease.reactive.ReactiveLeaseTemplate;
 
@@ -63,7 +63,7 @@ final class ReactiveLeasedCalls {
         return mono ? run.singleOrEmpty() : run;
     }
 
-    Object asLeader(MethodInvocation invocation, Election election, boolean mono) throws Throwable {
+    Object asLeader(MethodInvocation invocation, Leadership election, boolean mono) throws Throwable {
         Publisher<?> body = body(invocation);
         Flux<?> run = template.get().asLeader(election, lease -> body);
         return mono ? run.singleOrEmpty() : run;

@@ -8,6 +8,7 @@ import dev.lease.FencingToken;
 import dev.lease.LeaseKind;
 import dev.lease.LeaseSpec;
 import dev.lease.LeasedWork;
+import dev.lease.core.Campaigns;
 import dev.lease.core.Election;
 import dev.lease.core.LeaseEngine;
 import dev.lease.leader.Leadership;
@@ -18,7 +19,7 @@ import dev.lease.leader.Leadership;
  * the context starts. An {@link Election} is closed for good when the context stops, so restarting (checkpoint and
  * restore stop and start the context) must campaign with a fresh one, as a fresh start would.
  */
-final class RestartableElection implements Leadership {
+final class RestartableElection implements Leadership, Campaigns {
 
     private final LeaseEngine engine;
     private final LeaseSpec spec;
@@ -51,6 +52,12 @@ final class RestartableElection implements Leadership {
         Election election = current;
         current = null;
         return election;
+    }
+
+    /** The campaign while the context runs; null while it is stopped. */
+    @Override
+    public Election running() {
+        return current;
     }
 
     /** As {@link Election#runAsLeader}; while stopped, not leader. */

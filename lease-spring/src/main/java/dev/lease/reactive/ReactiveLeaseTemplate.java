@@ -15,6 +15,7 @@ import dev.lease.Lease;
 import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;
 import dev.lease.WhenBusy;
+import dev.lease.core.Campaigns;
 import dev.lease.core.DetachedSection;
 import dev.lease.core.Election;
 import dev.lease.core.LeaseEngine;
@@ -148,11 +149,13 @@ public final class ReactiveLeaseTemplate {
      * @throws IllegalArgumentException when {@code leadership} is not one of the engine's elections
      */
     public <T> Flux<T> asLeader(Leadership leadership, Function<Lease, ? extends Publisher<T>> work) {
-        if (!(leadership instanceof Election election)) {
+        if (!(leadership instanceof Campaigns campaigns)) {
             throw new IllegalArgumentException("Election '" + leadership.election() + "' is not run by the lease "
                     + "engine (" + leadership.getClass().getName() + "); pass one from the LeaderElections bean");
         }
-        return Flux.usingWhen(Mono.fromSupplier(() -> DetachedSection.inTerm(election)).flatMap(Mono::justOrEmpty),
+        // The campaign running at subscription: a context stopped and started again campaigns anew.
+        return Flux.usingWhen(Mono.fromSupplier(() -> Optional.ofNullable(campaigns.running())
+                        .flatMap(DetachedSection::inTerm)).flatMap(Mono::justOrEmpty),
                 section -> guarded(section, null, work), grants::release, (section, error) -> grants.release(section),
                 grants::release);
     }
