@@ -19,6 +19,7 @@ import dev.lease.fence.jpa.app.FencedApp;
 import dev.lease.fence.jpa.app.Invoice;
 import dev.lease.fence.jpa.app.Invoices;
 import dev.lease.fence.jpa.app.Note;
+import dev.lease.fence.jpa.app.Refusals;
 import dev.lease.fence.jpa.app.Notes;
 import dev.lease.fence.jpa.app.VersionedInvoice;
 import dev.lease.fence.jpa.app.VersionedInvoices;
@@ -38,6 +39,7 @@ abstract class JpaFenceTest {
     VersionedInvoices versioned;
     Notes notes;
     Billing billing;
+    Refusals refusals;
     TransactionTemplate tx;
     JdbcTemplate jdbc;
     EntityManager entityManager;
@@ -57,6 +59,8 @@ abstract class JpaFenceTest {
         versioned = context.getBean(VersionedInvoices.class);
         notes = context.getBean(Notes.class);
         billing = context.getBean(Billing.class);
+        refusals = context.getBean(Refusals.class);
+        refusals.heard.clear();
         tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
         jdbc = context.getBean(JdbcTemplate.class);
         entityManager = context.getBean(EntityManager.class);
@@ -107,6 +111,8 @@ abstract class JpaFenceTest {
         }
         assertThat(state(1)).isEqualTo("B-WROTE");
         assertThat(fence(1)).isEqualTo(8);
+        assertThat(refusals.heard).as("the application's FenceListener beans hear of it").hasSize(1)
+                .allSatisfy(heard -> assertThat(heard).endsWithIgnoringCase("invoice:Invoice#1"));
         assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM note WHERE text = 'same transaction'", Integer.class))
                 .as("the transaction's other writes roll back too").isZero();
     }
