@@ -13,6 +13,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import dev.lease.LeaseContext;
+import dev.lease.fence.FencedTable;
+import dev.lease.fence.JdbcFence;
 import dev.lease.fence.StaleTokenException;
 import dev.lease.fence.jpa.app.Billing;
 import dev.lease.fence.jpa.app.FencedApp;
@@ -272,6 +275,25 @@ abstract class JpaFenceTest {
         assertThatThrownBy(() -> billing.cancel(1)).satisfies(refusal -> assertThat(rootCause(refusal))
                 .isInstanceOf(StaleTokenException.class));
         assertThat(state(1)).isEqualTo("NEWER");
+    }
+
+    /**
+     * Fence at grant for an entity: the entity's own table and fence column as a {@code FencedTable}, advanced first
+     * in the section, in a transaction of its own. From then on an older token's write of the entity is refused,
+     * although the new holder has not written it yet.
+     */
+    @Test
+    void fenceAtGrantOfAnEntityRowRefusesOlderTokensBeforeTheFirstWrite() {
+        row(1, "NEW", 0);
+        FencedTable invoiceRows = context.getBean(JdbcFence.class).table("invoice", "id", "fence");
+        try (FixedTokens older = FixedTokens.of(5); FixedTokens newer = FixedTokens.of(6)) {
+            newer.run(() -> invoiceRows.advanceAtGrant(1L, LeaseContext.token()));
+            assertThat(fence(1)).isEqualTo(6);
+            assertThatThrownBy(() -> older.run(() -> tx.executeWithoutResult(
+                    status -> invoices.findById(1L).orElseThrow().setState("OLDER"))))
+                    .satisfies(refusal -> assertStale(refusal, "Invoice#1", 5, 6));
+        }
+        assertThat(state(1)).isEqualTo("NEW");
     }
 
     private int notesSaved() {

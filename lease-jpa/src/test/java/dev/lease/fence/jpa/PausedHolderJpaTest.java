@@ -43,7 +43,8 @@ import dev.lease.testing.EmbeddedZooKeeper;
 abstract class PausedHolderJpaTest {
 
     static final String LEASE = "invoice-1";
-    private static final Duration SESSION = seconds(2);
+    /** Long enough for a client of a loaded machine to connect; the successor waits it out once A is frozen. */
+    private static final Duration SESSION = seconds(5);
 
     private static EmbeddedZooKeeper zooKeeper;
 
@@ -67,7 +68,7 @@ abstract class PausedHolderJpaTest {
     static Map<String, String> zooKeeper(String connectString, String sessionMillis) {
         return Map.of("lease.backend", "zookeeper", "lease.zookeeper.connect-string", connectString,
                 "lease.zookeeper.session-timeout", sessionMillis + "ms", "lease.default-ttl", sessionMillis + "ms",
-                "lease.zookeeper.connection-timeout", seconds(30).toMillis() + "ms");
+                "lease.zookeeper.connection-timeout", sessionMillis + "ms");
     }
 
     @Test
