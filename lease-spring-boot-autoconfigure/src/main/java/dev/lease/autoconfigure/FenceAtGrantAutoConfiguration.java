@@ -18,7 +18,11 @@ import dev.lease.spi.GrantFence;
  */
 @AutoConfiguration(after = JdbcFenceAutoConfiguration.class)
 @ConditionalOnClass(Fence.class)
-class FenceAtGrantAutoConfiguration {
+public class FenceAtGrantAutoConfiguration {
+
+    /** Instantiated by Spring Boot when the auto-configuration applies; applications do not create it. */
+    public FenceAtGrantAutoConfiguration() {
+    }
 
     @Bean
     @ConditionalOnMissingBean(GrantFence.class)

@@ -20,7 +20,11 @@ import dev.lease.fence.FenceListener;
 @ConditionalOnClass(name = {JpaFenceAutoConfiguration.FENCE_COLUMN, "org.hibernate.SessionFactory",
         "org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer",
         "dev.lease.fence.FenceListener"})
-class JpaFenceAutoConfiguration {
+public class JpaFenceAutoConfiguration {
+
+    /** Instantiated by Spring Boot when the auto-configuration applies; applications do not create it. */
+    public JpaFenceAutoConfiguration() {
+    }
 
     static final String FENCE_COLUMN = "dev.lease.fence.jpa.FenceColumn";
 
