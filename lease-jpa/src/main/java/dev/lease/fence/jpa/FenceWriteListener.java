@@ -129,7 +129,8 @@ final class FenceWriteListener implements PreInsertEventListener, PreUpdateEvent
             if (reason == null) {
                 throw Tokens.missing(found, row, property, id, write);
             }
-            log.warn("Unfenced " + write + " of " + row.resource(id) + " (UnfencedWrites): " + reason);
+            log.warn("Unfenced " + write + " of " + row.resource(id) + " (UnfencedWrites): "
+                    + reason.replaceAll("\\p{Cntrl}", "?"));
             return;
         }
         FencingToken token = found.token();

@@ -43,8 +43,11 @@ import dev.lease.testing.EmbeddedZooKeeper;
 abstract class PausedHolderJpaTest {
 
     static final String LEASE = "invoice-1";
-    /** Long enough for a client of a loaded machine to connect; the successor waits it out once A is frozen. */
-    private static final Duration SESSION = seconds(5);
+    /**
+     * Long enough for a client on a loaded machine to connect (the connection timeout may not exceed it); the
+     * successor waits it out once A is frozen.
+     */
+    private static final Duration SESSION = seconds(10);
 
     private static EmbeddedZooKeeper zooKeeper;
 
@@ -81,7 +84,7 @@ abstract class PausedHolderJpaTest {
             Path go = dir.resolve("go");
             Child a = Child.start(dir, jdbcUrl(), zooKeeper.connectString(), SESSION, go);
             try {
-                String dirty = a.awaitLine("DIRTY ", seconds(120));
+                String dirty = a.awaitLine("DIRTY ", seconds(240));
                 long aToken = Long.parseLong(dirty.substring("DIRTY ".length()).trim());
                 a.signal("STOP");
 
@@ -157,8 +160,12 @@ abstract class PausedHolderJpaTest {
                 if (line != null && line.startsWith(prefix)) {
                     return line;
                 }
+                if (line == null && !process.isAlive() && lines.isEmpty()) {
+                    break;
+                }
             }
-            throw new AssertionError("holder A printed no '" + prefix + "' line within " + bound + ":\n"
+            throw new AssertionError("holder A printed no '" + prefix + "' line within " + bound
+                    + (process.isAlive() ? "" : " (it exited with " + process.exitValue() + ")") + ":\n"
                     + (Files.exists(log) ? Files.readString(log) : "(no output)"));
         }
 

@@ -2,6 +2,7 @@ package dev.lease.fence.jpa;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -29,13 +30,25 @@ public final class PausedHolderMain {
 
     public static void main(String[] args) throws Exception {
         Path go = Path.of(args[3]);
-        ConfigurableApplicationContext context = FencedApp.start(args[0], PausedHolderJpaTest.zooKeeper(args[1],
-                args[2]));
+        ConfigurableApplicationContext context;
+        try {
+            context = FencedApp.start(args[0], PausedHolderJpaTest.zooKeeper(args[1], args[2]));
+        }
+        catch (RuntimeException failed) {
+            // The clients' threads would keep the JVM alive: exit, so the parent's wait ends now.
+            failed.printStackTrace(System.out);
+            System.out.println("OUTCOME FAILED to start: " + failed);
+            System.out.flush();
+            System.exit(1);
+            return;
+        }
         LeaseTemplate leases = context.getBean(LeaseTemplate.class);
         TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
         Invoices invoices = context.getBean(Invoices.class);
         try {
-            leases.execute(LeaseSpec.of(PausedHolderJpaTest.LEASE, LeaseKind.CORRECTNESS), lease -> {
+            // It is the first to ask; the wait only gives a slow machine's grant request time to be answered.
+            leases.execute(LeaseSpec.of(PausedHolderJpaTest.LEASE, LeaseKind.CORRECTNESS)
+                    .withWaitFor(Duration.ofMinutes(2)), lease -> {
                 tx.executeWithoutResult(status -> {
                     invoices.findById(1L).orElseThrow().setState("A-WROTE");
                     System.out.println("DIRTY " + lease.token().value());
