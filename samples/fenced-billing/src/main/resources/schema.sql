@@ -5,7 +5,7 @@ CREATE TABLE IF NOT EXISTS invoice (
     amount_cents BIGINT       NOT NULL,
     status       VARCHAR(10)  NOT NULL,
     billed_by    VARCHAR(50),
-    -- The highest fencing token that wrote this row (FencedTable): a write with a lower token is refused.
+    -- The highest fencing token that wrote this row (Invoice's @FenceColumn): a write with a lower token is refused.
     fence        BIGINT
 );
 CREATE TABLE IF NOT EXISTS charge (

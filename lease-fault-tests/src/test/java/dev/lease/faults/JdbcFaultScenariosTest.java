@@ -50,9 +50,14 @@ class JdbcFaultScenariosTest extends JdbcScenarios {
      */
     @Test
     void frozenLinkToTheLeaseStore() throws Exception {
-        String lease = "jdbc-frozen-link";
-        try (FaultRun run = new FaultRun("jdbc-frozen-store-link", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS,
-                ledger(lease)); TcpProxy link1 = new TcpProxy(postgres.port());
+        frozenLink("jdbc-frozen-store-link", "jdbc (PostgreSQL)", "jdbc-frozen-link", JdbcScenarios::ledger);
+    }
+
+    /** The frozen store link, its ledger made by {@code ledger} from the lease name: JdbcFence's, or a JPA workload's. */
+    static void frozenLink(String scenario, String backend, String lease,
+            java.util.function.Function<String, Ledger> ledger) throws Exception {
+        try (FaultRun run = new FaultRun(scenario, backend, LeaseKind.CORRECTNESS, ledger.apply(lease));
+                TcpProxy link1 = new TcpProxy(postgres.port());
                 TcpProxy link2 = new TcpProxy(postgres.port());
                 LeaseEngine one = engineThrough(link1); LeaseEngine two = engineThrough(link2)) {
             FrozenWrite gate = new FrozenWrite(run.history);

@@ -27,13 +27,23 @@ final class Ledger {
     private final JdbcFence fence;
     private final Check check;
     private final String resource;
+    /** Where writes go through JPA instead ({@link #jpa}); null for the plain JdbcFence writes. */
+    private final JpaLedgerWrites jpa;
 
     /** A fresh ledger for {@code resource}: creates the tables if needed and forgets earlier writes. */
     Ledger(DataSource dataSource, Check check, String resource) {
-        this(dataSource, check, resource, true);
+        this(dataSource, check, resource, true, null);
     }
 
-    private Ledger(DataSource dataSource, Check check, String resource, boolean reset) {
+    /**
+     * A fresh ledger for {@code resource} written through a fenced JPA entity ({@link JpaLedgerWrites}) on the
+     * database at {@code jdbcUrl}, the one {@code dataSource} reaches: the fence is the entity's column.
+     */
+    static Ledger jpa(DataSource dataSource, String jdbcUrl, String resource) {
+        return new Ledger(dataSource, Check.FENCED, resource, true, jdbcUrl);
+    }
+
+    private Ledger(DataSource dataSource, Check check, String resource, boolean reset, String jpaUrl) {
         this.jdbc = new JdbcTemplate(dataSource);
         this.tx = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         this.fence = new JdbcFence(jdbc);
@@ -45,12 +55,18 @@ final class Ledger {
                     + " resource VARCHAR(200) NOT NULL, token BIGINT NOT NULL, write_id BIGINT NOT NULL)");
             jdbc.update("DELETE FROM fault_ledger WHERE resource = ?", resource);
             jdbc.update("DELETE FROM " + JdbcFence.TABLE + " WHERE resource = ?", resource);
+            if (jpaUrl != null) {
+                jdbc.execute(JpaLedgerWrites.rowTable());
+                jdbc.update("DELETE FROM fault_jpa_row WHERE resource = ?", resource);
+                jdbc.update("INSERT INTO fault_jpa_row (resource, writes, fence) VALUES (?, 0, 0)", resource);
+            }
         }
+        this.jpa = jpaUrl == null ? null : new JpaLedgerWrites(jpaUrl, resource);
     }
 
     /** A ledger another process reset: a child JVM writes to its parent's. */
     static Ledger attach(DataSource dataSource, Check check, String resource) {
-        return new Ledger(dataSource, check, resource, false);
+        return new Ledger(dataSource, check, resource, false, null);
     }
 
     /**
@@ -60,6 +76,9 @@ final class Ledger {
      * @throws RuntimeException when the database failed; the write may or may not have committed
      */
     boolean write(String lease, long token, long writeId) {
+        if (jpa != null) {
+            return jpa.write(token, writeId);
+        }
         Boolean accepted = tx.execute(status -> {
             try {
                 advance(new FencingToken(lease, token));

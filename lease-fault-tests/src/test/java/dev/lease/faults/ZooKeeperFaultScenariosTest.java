@@ -27,8 +27,13 @@ class ZooKeeperFaultScenariosTest extends ZooKeeperScenarios {
 
     @Test
     void networkFreezePastTheSessionTimeout() throws Exception {
-        String lease = "zk-freeze";
-        try (FaultRun run = new FaultRun("zookeeper-network-freeze", "zookeeper", LeaseKind.CORRECTNESS, ledger(lease));
+        networkFreeze("zookeeper-network-freeze", "zookeeper", "zk-freeze", ZooKeeperScenarios::ledger);
+    }
+
+    /** The network freeze, its ledger made by {@code ledger} from the lease name: JdbcFence's, or a JPA workload's. */
+    static void networkFreeze(String scenario, String backend, String lease,
+            java.util.function.Function<String, Ledger> ledger) throws Exception {
+        try (FaultRun run = new FaultRun(scenario, backend, LeaseKind.CORRECTNESS, ledger.apply(lease));
                 TcpProxy proxy1 = new TcpProxy(zookeeper.getPort());
                 TcpProxy proxy2 = new TcpProxy(zookeeper.getPort());
                 ZooKeeperHolder one = ZooKeeperHolder.connect(proxy1.address(), SESSION);

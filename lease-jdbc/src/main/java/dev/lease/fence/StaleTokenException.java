@@ -31,6 +31,24 @@ public class StaleTokenException extends RuntimeException {
         this(resource, presented, current, resetStatement(JdbcFence.TABLE, "fence", "resource", resource));
     }
 
+    /**
+     * A write refused by the fence column of one row of a table, such as a {@link FencedTable} row or a JPA entity's
+     * {@code @FenceColumn}: when the fence is far ahead of the token, the message gives the statement that resets that
+     * row's fence.
+     *
+     * @param resource the fenced resource, such as {@code Invoice#42}
+     * @param presented the token the write carried
+     * @param current the fence found in the row, the highest token it accepted
+     * @param table the row's table
+     * @param fenceColumn the row's fence column
+     * @param keyColumn the column that identifies the row
+     * @param key the row's key
+     */
+    public StaleTokenException(String resource, FencingToken presented, long current, String table,
+            String fenceColumn, String keyColumn, Object key) {
+        this(resource, presented, current, resetStatement(table, fenceColumn, keyColumn, key));
+    }
+
     StaleTokenException(String resource, FencingToken presented, long current, String resetStatement) {
         super(message(resource, presented, current, resetStatement));
         this.resource = resource;

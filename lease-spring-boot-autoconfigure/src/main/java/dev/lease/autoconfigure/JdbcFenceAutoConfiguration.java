@@ -14,12 +14,13 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcOperations;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import dev.lease.fence.Fence;
 import dev.lease.fence.FenceListener;
 import dev.lease.fence.JdbcFence;
 
 /**
- * A {@link JdbcFence} over the application's {@code JdbcTemplate} (so it joins the application's transactions),
- * with the {@code lease_fence} table created per {@code lease.fence.initialize-schema}, telling every
+ * The application's {@link Fence} bean: a {@link JdbcFence} over the application's {@code JdbcTemplate} (so it
+ * joins the application's transactions), with the {@code lease_fence} table created per {@code lease.fence.initialize-schema}, telling every
  * {@link FenceListener} bean (such as the {@code lease.fence.rejected} counter) about the stale tokens it refuses.
  */
 @AutoConfiguration(afterName = {"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
@@ -33,8 +34,9 @@ public class JdbcFenceAutoConfiguration {
     public JdbcFenceAutoConfiguration() {
     }
 
+    /** The application's {@code Fence} bean, unless it declares one of its own (another store's). */
     @Bean
-    @ConditionalOnMissingBean
+    @ConditionalOnMissingBean(Fence.class)
     JdbcFence jdbcFence(DataSource dataSource, ObjectProvider<JdbcOperations> jdbcOperations,
             LeaseProperties properties, ObjectProvider<FenceListener> listeners) {
         List<FenceListener> told = listeners.orderedStream().toList();

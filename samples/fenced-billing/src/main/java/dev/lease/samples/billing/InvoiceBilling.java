@@ -45,7 +45,7 @@ public class InvoiceBilling {
         }
         publish(Kind.WORKS, invoiceId, token.value(), "prices invoice " + invoiceId);
         long amount = pricing.price(invoice); // slow; a lost lease interrupts the thread here
-        invoices.recordBilling(invoiceId, amount, token, instance); // refused if a later token wrote first
+        invoices.recordBilling(invoiceId, amount, instance); // refused if a later token wrote first
         publish(Kind.ACCEPTED, invoiceId, token.value(), "billed invoice " + invoiceId + " with token " + token.value()
                 + ": the table accepted it");
         return true;

@@ -2,8 +2,10 @@ package dev.lease.samples.billing;
 
 import java.sql.PreparedStatement;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
+
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.GeneratedKeyHolder;
@@ -12,37 +14,42 @@ import org.springframework.stereotype.Repository;
 import org.springframework.transaction.annotation.Transactional;
 
 import dev.lease.FencingToken;
-import dev.lease.fence.FencedTable;
-import dev.lease.fence.JdbcFence;
+import dev.lease.LeaseContext;
 
 /**
- * The {@code invoice} table, whose {@code fence} column holds the highest token that wrote each row, and the
- * {@code charge} table, one row per charge sent to the customer.
+ * The invoices, JPA entities ({@link Invoice}) whose {@code fence} column holds the highest token that wrote each
+ * row, and the {@code charge} table, one row per charge sent to the customer.
  */
 @Repository
 public class Invoices {
 
     private final JdbcTemplate jdbc;
-    private final FencedTable invoiceRows;
 
-    Invoices(JdbcTemplate jdbc, JdbcFence fence) {
+    @PersistenceContext
+    private EntityManager entityManager;
+
+    Invoices(JdbcTemplate jdbc) {
         this.jdbc = jdbc;
-        this.invoiceRows = fence.table("invoice", "id");
     }
 
     /**
-     * Records the billing of an invoice in one transaction, which fails as a whole with
-     * {@link dev.lease.fence.StaleTokenException} when a later holder of the invoice's lease already wrote it.
+     * Records the billing of an invoice in one transaction of the leased section the caller is in, which fails as a
+     * whole with {@link dev.lease.fence.StaleTokenException} when a later holder of the invoice's lease already wrote
+     * it: the invoice is changed by dirty checking, and its {@code @FenceColumn} checks and carries the token when
+     * the transaction flushes.
      */
     @Transactional
-    public void recordBilling(long invoiceId, long amountCents, FencingToken token, String instance) {
-        // First statement of the transaction: refused (StaleTokenException) if a later holder already wrote this row.
-        invoiceRows.update(invoiceId, token, Map.of("status", "BILLED", "billed_by", instance));
+    public void recordBilling(long invoiceId, long amountCents, String instance) {
+        FencingToken token = LeaseContext.token();
+        entityManager.find(Invoice.class, invoiceId).bill(instance);
         jdbc.update("INSERT INTO charge (invoice_id, amount_cents, instance, token) VALUES (?, ?, ?, ?)",
                 invoiceId, amountCents, instance, token.value());
     }
 
-    /** Opens a new invoice and returns its id. */
+    /**
+     * Opens a new invoice and returns its id. Not leased work: a plain insert, with no fence yet (NULL counts as 0),
+     * like any writer of the table that JPA does not see.
+     */
     public long open(String customer, long amountCents) {
         KeyHolder key = new GeneratedKeyHolder();
         jdbc.update(c -> {
@@ -55,12 +62,10 @@ public class Invoices {
         return Objects.requireNonNull(key.getKey(), "generated invoice id").longValue();
     }
 
-    /** The invoice with this id. */
+    /** The invoice with this id, as the database has it now (detached). */
+    @Transactional(readOnly = true)
     public Invoice find(long invoiceId) {
-        return jdbc.queryForObject("SELECT id, customer, amount_cents, status, billed_by, fence FROM invoice WHERE id = ?",
-                (rs, i) -> new Invoice(rs.getLong("id"), rs.getString("customer"), rs.getLong("amount_cents"),
-                        rs.getString("status"), rs.getString("billed_by"), (Long) rs.getObject("fence", Long.class)),
-                invoiceId);
+        return entityManager.find(Invoice.class, invoiceId);
     }
 
     /** The charges sent for an invoice: more than one means it was billed twice. */

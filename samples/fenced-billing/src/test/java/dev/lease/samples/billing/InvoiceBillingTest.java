@@ -2,12 +2,13 @@ package dev.lease.samples.billing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.jdbc.core.JdbcTemplate;
 
-import dev.lease.FencingToken;
 import dev.lease.fence.StaleTokenException;
 
 /** The billing service on the embedded ZooKeeper and H2 of the default profile. */
@@ -19,6 +20,9 @@ class InvoiceBillingTest {
 
     @Autowired
     Invoices invoices;
+
+    @Autowired
+    JdbcTemplate jdbc;
 
     @Test
     void billsAnInvoiceOnceAndRecordsTheTokenItWroteWith() throws Exception {
@@ -35,15 +39,23 @@ class InvoiceBillingTest {
     }
 
     @Test
-    void theTableRefusesAWriteWithAnOlderTokenAndChargesNothing() {
+    void theInvoiceRefusesAWriteWithAnOlderTokenAndChargesNothing() {
         long id = invoices.open("Umbrella", 1_000);
-        String lease = InvoiceBilling.leaseName(id);
-        invoices.recordBilling(id, 1_000, new FencingToken(lease, 5), "newer");
+        long later = Long.MAX_VALUE / 2;
+        jdbc.update("UPDATE invoice SET fence = ?, billed_by = 'later holder' WHERE id = ?", later, id);
 
-        assertThatExceptionOfType(StaleTokenException.class)
-                .isThrownBy(() -> invoices.recordBilling(id, 1_000, new FencingToken(lease, 4), "older"))
-                .satisfies(ex -> assertThat(ex.current()).isEqualTo(5));
-        assertThat(invoices.charges(id)).extracting(Invoices.Charge::instance).containsExactly("newer");
-        assertThat(invoices.find(id).billedBy()).isEqualTo("newer");
+        assertThatExceptionOfType(StaleTokenException.class).isThrownBy(() -> billing.bill(id))
+                .satisfies(ex -> assertThat(ex.current()).isEqualTo(later))
+                .satisfies(ex -> assertThat(ex.resource()).isEqualTo("Invoice#" + id));
+        assertThat(invoices.charges(id)).as("the charge rolled back with the invoice").isEmpty();
+        assertThat(invoices.find(id).billedBy()).isEqualTo("later holder");
+    }
+
+    @Test
+    void writingAnInvoiceOutsideALeasedSectionIsRefused() {
+        long id = invoices.open("Hooli", 500);
+        // A @Repository: Spring translates the IllegalStateException, keeping its message.
+        assertThatThrownBy(() -> invoices.recordBilling(id, 500, "no lease")).hasMessageContaining("LeaseContext");
+        assertThat(invoices.find(id).status()).isEqualTo("OPEN");
     }
 }

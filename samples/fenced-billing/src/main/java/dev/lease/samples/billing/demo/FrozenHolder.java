@@ -12,8 +12,8 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.lease.FencingToken;
-import dev.lease.Lease;
 import dev.lease.LeaseKind;
+import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;
 import dev.lease.LeaseTemplate;
 import dev.lease.fence.StaleTokenException;
@@ -33,8 +33,8 @@ import dev.lease.samples.billing.Pricing;
  * {@code lease.fence.rejected} counter) and exits with
  * {@link #ACCEPTED}, {@link #REJECTED} or {@link #FAILED}.
  *
- * <p>It takes the lease with {@link LeaseTemplate#acquire}, which interrupts nobody when the lease is lost: the
- * fence at the table is the only thing that can stop this write.
+ * <p>It clears the interrupt its lost lease brings before it writes: the fence at the table, the invoice entity's
+ * {@code @FenceColumn}, is the only thing that can stop this write.
  */
 public final class FrozenHolder {
 
@@ -71,33 +71,45 @@ public final class FrozenHolder {
         LeaseSpec spec = LeaseSpec.of(InvoiceBilling.leaseName(invoiceId), LeaseKind.CORRECTNESS)
                 .withWaitFor(Duration.ofSeconds(30));
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        try (Lease lease = context.getBean(LeaseTemplate.class).acquire(spec)) {
-            FencingToken token = lease.token();
-            Invoice invoice = invoices.find(invoiceId);
-            long amount = context.getBean(Pricing.class).price(invoice);
-            out.println("READY token=" + token.value() + " status=" + invoice.status());
-            out.flush();
-            String command = in.readLine(); // the parent freezes this process here, then tells it to write
-            if (!"WRITE".equals(command)) {
-                out.println("FAILED expected WRITE, got " + command);
-                return FAILED;
-            }
-            try {
-                invoices.recordBilling(invoiceId, amount, token, instance);
-                out.println("ACCEPTED token=" + token.value());
-                return ACCEPTED;
-            }
-            catch (StaleTokenException ex) {
-                // What an operator sees of it: lease_fence_rejected_total{table="invoice"} went up.
-                double counted = context.getBean(MeterRegistry.class).get("lease.fence.rejected").tag("table", "invoice")
-                        .counter().count();
-                out.println("REJECTED token=" + token.value() + " current=" + ex.current() + " counted="
-                        + (long) counted);
-                return REJECTED;
-            }
-            finally {
+        // A section of its own (LeaseTemplate.execute) binds the lease to this thread, which is where the invoice's
+        // @FenceColumn takes the token from. The interrupt its loss brings is cleared before the write: this holder
+        // plays one that a pause caught between its check and its write, so the fence alone must stop it.
+        int[] code = {FAILED};
+        try {
+            context.getBean(LeaseTemplate.class).execute(spec, lease -> {
+                FencingToken token = lease.token();
+                Invoice invoice = invoices.find(invoiceId);
+                long amount = context.getBean(Pricing.class).price(invoice);
+                out.println("READY token=" + token.value() + " status=" + invoice.status());
                 out.flush();
-            }
+                String command = in.readLine(); // the parent freezes this process here, then tells it to write
+                Thread.interrupted();
+                if (!"WRITE".equals(command)) {
+                    out.println("FAILED expected WRITE, got " + command);
+                    return null;
+                }
+                try {
+                    invoices.recordBilling(invoiceId, amount, instance);
+                    out.println("ACCEPTED token=" + token.value());
+                    code[0] = ACCEPTED;
+                }
+                catch (StaleTokenException ex) {
+                    // What an operator sees of it: lease_fence_rejected_total{table="invoice"} went up.
+                    double counted = context.getBean(MeterRegistry.class).get("lease.fence.rejected")
+                            .tag("table", "invoice").counter().count();
+                    out.println("REJECTED token=" + token.value() + " current=" + ex.current() + " counted="
+                            + (long) counted);
+                    code[0] = REJECTED;
+                }
+                finally {
+                    out.flush();
+                }
+                return null;
+            });
         }
+        catch (LeaseLostException lost) {
+            // Expected: the lease was lost while this process was frozen; the outcome is the write's.
+        }
+        return code[0];
     }
 }
