@@ -13,6 +13,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.reactive.function.client.WebClient;
 
+import dev.lease.testing.TestTiming;
+
 /**
  * The calling service of the tests: a real Boot application holding CORRECTNESS leases on ZooKeeper, calling the
  * payments service through the RestClient, WebClient and RestTemplate that Boot's builders make.
@@ -21,7 +23,8 @@ import org.springframework.web.reactive.function.client.WebClient;
 @EnableAutoConfiguration(excludeName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 class BillingApp {
 
-    static final Duration SESSION = Duration.ofSeconds(3);
+    /** Short, so that a frozen holder loses its lease soon; scaled, so that a loaded machine still connects in time. */
+    static final Duration SESSION = TestTiming.seconds(3);
 
     static ConfigurableApplicationContext start(String zooKeeper) {
         return new SpringApplicationBuilder(BillingApp.class).web(WebApplicationType.NONE).logStartupInfo(false)

@@ -80,6 +80,15 @@ class PaymentsApp {
             return "paid " + invoice;
         }
 
+        /** Fails after the fence moved: the move must roll back with the handler's transaction. */
+        @PostMapping("/refunds/{invoice}")
+        @Transactional
+        @FencedRequest(resource = "refund-#{#invoice}")
+        public String refund(@PathVariable long invoice) {
+            handlerRuns.incrementAndGet();
+            throw new IllegalStateException("refunds are closed");
+        }
+
         /** Any lease name: the application keeps each account under one. */
         @PostMapping("/ledger/{account}")
         @Transactional
