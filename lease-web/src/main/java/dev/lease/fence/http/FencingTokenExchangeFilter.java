@@ -13,6 +13,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Mono;
 
 import dev.lease.FencingToken;
+import dev.lease.LeaseContext;
 import dev.lease.fence.StaleTokenException;
 
 /**
@@ -32,13 +33,13 @@ final class FencingTokenExchangeFilter implements ExchangeFilterFunction {
 
     /** Takes the token of the thread building the request. */
     static Consumer<WebClient.RequestHeadersSpec<?>> capture() {
-        return spec -> CurrentToken.get().ifPresent(token -> spec.attribute(TOKEN_ATTRIBUTE, token));
+        return spec -> LeaseContext.findToken().ifPresent(token -> spec.attribute(TOKEN_ATTRIBUTE, token));
     }
 
     @Override
     public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
         Optional<FencingToken> token = request.attribute(TOKEN_ATTRIBUTE).map(FencingToken.class::cast)
-                .or(CurrentToken::get);
+                .or(LeaseContext::findToken);
         if (token.isEmpty() || request.headers().containsHeader(FencingTokenHeader.NAME)) {
             return next.exchange(request);
         }

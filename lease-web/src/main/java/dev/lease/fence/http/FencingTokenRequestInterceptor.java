@@ -13,6 +13,7 @@ import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
 
 import dev.lease.FencingToken;
+import dev.lease.LeaseContext;
 import dev.lease.fence.StaleTokenException;
 
 /**
@@ -25,7 +26,7 @@ final class FencingTokenRequestInterceptor implements ClientHttpRequestIntercept
     @Override
     public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
             throws IOException {
-        Optional<FencingToken> token = CurrentToken.get();
+        Optional<FencingToken> token = LeaseContext.findToken();
         if (token.isEmpty() || request.getHeaders().containsHeader(FencingTokenHeader.NAME)) {
             return execution.execute(request, body);
         }
