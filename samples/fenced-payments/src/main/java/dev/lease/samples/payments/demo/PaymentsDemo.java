@@ -15,6 +15,7 @@ import dev.lease.samples.payments.billing.BillingApplication;
 import dev.lease.samples.payments.billing.InvoiceBilling;
 import dev.lease.samples.payments.service.PaymentsApplication;
 import dev.lease.testing.EmbeddedZooKeeper;
+import dev.lease.testing.StoppableJvm;
 
 /**
  * The story, with real servers and real processes: an embedded ZooKeeper, the payments service on Tomcat, billing
@@ -58,10 +59,11 @@ public final class PaymentsDemo {
 
             List<String> argsOfA = new java.util.ArrayList<>(billingArgs);
             argsOfA.addAll(List.of("--billing.instance=billing-A", "--billing.invoice=" + INVOICE));
-            try (FrozenBillingProcess a = FrozenBillingProcess.start(argsOfA, logs.resolve("frozen-billing-A.log"))) {
+            try (StoppableJvm a = StoppableJvm.start(FrozenBilling.class, argsOfA, logs.resolve("frozen-billing-A.log"),
+                    java.util.regex.Pattern.compile("(READY|PAID|REFUSED|FAILED)\\b.*"))) {
                 String ready = a.next(patience, "READY");
-                out.println("A (pid JVM of its own) holds lease invoice-" + INVOICE + ": " + ready);
-                a.freeze();
+                out.println("A (pid " + a.pid() + ", a JVM of its own) holds lease invoice-" + INVOICE + ": " + ready);
+                a.stop();
                 out.println("A is frozen (kill -STOP) before it pays");
 
                 List<String> argsOfB = new java.util.ArrayList<>(billingArgs);
@@ -74,7 +76,8 @@ public final class PaymentsDemo {
                 }
                 out.println("B took the lease once A's session expired: " + answerToB);
 
-                a.resumeAndPay();
+                a.send("PAY"); // waits in the pipe until A runs again
+                a.resume();
                 String outcome = a.next(patience, "PAID or REFUSED");
                 int exit = a.awaitExit(patience);
                 out.println("A wakes up and calls with its old token: " + outcome);
