@@ -35,7 +35,8 @@ final class FencedRequestInterceptor implements MethodInterceptor {
     @Override
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
-        Class<?> targetClass = target != null ? AopUtils.getTargetClass(target) : invocation.getMethod().getDeclaringClass();
+        Class<?> targetClass = target != null ? AopUtils.getTargetClass(target)
+                : invocation.getMethod().getDeclaringClass();
         FencedRequestMethods.Parsed fenced = methods.find(invocation.getMethod(), targetClass).orElse(null);
         if (fenced == null) {
             return invocation.proceed();

@@ -44,21 +44,19 @@ final class FencingTokenExchangeFilter implements ExchangeFilterFunction {
             return next.exchange(request);
         }
         FencingToken sent = token.get();
-        String header;
-        try {
-            header = FencingTokenHeader.format(sent);
+        Optional<String> header = FencingTokenHeader.formatForClients(sent);
+        if (header.isEmpty()) {
+            return next.exchange(request);
         }
-        catch (IllegalArgumentException ex) {
-            return Mono.error(ex);
-        }
-        ClientRequest fenced = ClientRequest.from(request).headers(h -> h.set(FencingTokenHeader.NAME, header))
+        ClientRequest fenced = ClientRequest.from(request).headers(h -> h.set(FencingTokenHeader.NAME, header.get()))
                 .build();
         return next.exchange(fenced).flatMap(response -> refuseStale(response, sent));
     }
 
     private static Mono<ClientResponse> refuseStale(ClientResponse response, FencingToken sent) {
         if (response.statusCode().value() != 409
-                || !FencingProblems.isProblemJson(response.headers().asHttpHeaders().getFirst(HttpHeaders.CONTENT_TYPE))) {
+                || !FencingProblems.isProblemJson(
+                        response.headers().asHttpHeaders().getFirst(HttpHeaders.CONTENT_TYPE))) {
             return Mono.just(response);
         }
         return response.bodyToMono(byte[].class).defaultIfEmpty(new byte[0]).flatMap(body -> {

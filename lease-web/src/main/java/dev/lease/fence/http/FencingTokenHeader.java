@@ -7,6 +7,11 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import dev.lease.FencingToken;
 
@@ -35,11 +40,35 @@ public final class FencingTokenHeader {
     /**
      * The largest token the header can carry: an RFC 9651 Integer has at most 15 digits. ZooKeeper versions and zxids
      * and JDBC counters stay far below it; the in-memory backend's tokens (wall-clock microseconds) do not, so it
-     * cannot fence calls to other services.
+     * cannot fence calls to other services: the auto-configured clients send such requests without the header.
      */
     public static final long MAX_TOKEN = 999_999_999_999_999L;
 
+    private static final Log log = LogFactory.getLog(FencingTokenHeader.class);
+    private static final AtomicBoolean warnedUnsendable = new AtomicBoolean();
+
     private FencingTokenHeader() {
+    }
+
+    /**
+     * The header for a request the clients fence on the application's behalf, or empty when the token cannot be
+     * sent (an in-memory lease): the request then goes without it, so that calls to services that do not fence keep
+     * working, and a fenced service refuses it with 428. Logged at WARN once per JVM, then at DEBUG.
+     */
+    static Optional<String> formatForClients(FencingToken token) {
+        try {
+            return Optional.of(format(token));
+        }
+        catch (IllegalArgumentException unsendable) {
+            if (warnedUnsendable.compareAndSet(false, true)) {
+                log.warn(unsendable.getMessage()
+                        + " The request goes without the header (logged once; then at DEBUG).");
+            }
+            else if (log.isDebugEnabled()) {
+                log.debug(unsendable.getMessage());
+            }
+            return Optional.empty();
+        }
     }
 
     /**

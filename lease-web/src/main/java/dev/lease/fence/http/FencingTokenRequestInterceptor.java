@@ -30,7 +30,11 @@ final class FencingTokenRequestInterceptor implements ClientHttpRequestIntercept
         if (token.isEmpty() || request.getHeaders().containsHeader(FencingTokenHeader.NAME)) {
             return execution.execute(request, body);
         }
-        request.getHeaders().set(FencingTokenHeader.NAME, FencingTokenHeader.format(token.get()));
+        Optional<String> header = FencingTokenHeader.formatForClients(token.get());
+        if (header.isEmpty()) {
+            return execution.execute(request, body);
+        }
+        request.getHeaders().set(FencingTokenHeader.NAME, header.get());
         return refuseStale(execution.execute(request, body), token.get());
     }
 
