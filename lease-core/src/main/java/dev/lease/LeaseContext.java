@@ -56,6 +56,18 @@ public final class LeaseContext {
     }
 
     /**
+     * The fencing token of the innermost lease of this thread whose backend issues tokens: what a write to a fenced
+     * resource made from here should carry. Unlike {@link #token()}, it looks past an inner lease without a token
+     * (an EFFICIENCY lease on Redis inside a CORRECTNESS one).
+     *
+     * @return the token, or empty outside a leased section or when no lease of this thread has one
+     */
+    public static Optional<FencingToken> findToken() {
+        Binding installed = binding;
+        return installed == null ? Optional.empty() : installed.innermostWithToken().map(Lease::token);
+    }
+
+    /**
      * Internal: the engine ({@code dev.lease.core}) installs its thread binding once, before it binds a lease.
      *
      * @param engineBinding the engine's binding
@@ -79,5 +91,13 @@ public final class LeaseContext {
          * @return the innermost lease of the current thread with this name, if any
          */
         Optional<Lease> find(String name);
+
+        /**
+         * @return the innermost lease of the current thread whose backend issues tokens, if any; by default the
+         *         innermost lease when it has a token
+         */
+        default Optional<Lease> innermostWithToken() {
+            return innermost().filter(Lease::hasToken);
+        }
     }
 }

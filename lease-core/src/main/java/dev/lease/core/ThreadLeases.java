@@ -29,6 +29,12 @@ final class ThreadLeases {
             }
 
             @Override
+            public Optional<Lease> innermostWithToken() {
+                Frames frames = FRAMES.get();
+                return frames == null ? Optional.empty() : Optional.ofNullable(frames.innermostWithToken());
+            }
+
+            @Override
             public String toString() {
                 return "the lease engine's thread binding (" + ThreadLeases.class.getName() + ")";
             }
@@ -104,6 +110,15 @@ final class ThreadLeases {
 
         synchronized HeldLease innermost() {
             return stack.peek();
+        }
+
+        synchronized HeldLease innermostWithToken() {
+            for (HeldLease lease : stack) {
+                if (lease.hasToken()) {
+                    return lease;
+                }
+            }
+            return null;
         }
 
         synchronized HeldLease find(String name) {

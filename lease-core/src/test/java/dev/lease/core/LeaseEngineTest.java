@@ -317,6 +317,27 @@ class LeaseEngineTest {
     }
 
     @Test
+    void theTokenToSendIsThatOfTheInnermostLeaseWithOne() {
+        ScriptedBackend plain = new ScriptedBackend("plain");
+        plain.fenced = false;
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
+        routes.put(LeaseKind.CORRECTNESS, scripted);
+        routes.put(LeaseKind.EFFICIENCY, plain);
+        try (LeaseEngine two = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard())) {
+            assertThat(LeaseContext.findToken()).isEmpty();
+            two.execute(spec("outer"), outer -> two.execute(LeaseSpec.of("inner", LeaseKind.EFFICIENCY), inner -> {
+                assertThat(LeaseContext.current().hasToken()).isFalse();
+                assertThat(LeaseContext.findToken()).contains(outer.token());
+                return two.execute(spec("innermost"), innermost -> {
+                    assertThat(LeaseContext.findToken()).contains(innermost.token());
+                    return null;
+                });
+            }));
+            assertThat(LeaseContext.findToken()).isEmpty();
+        }
+    }
+
+    @Test
     void reenteringTheSameNameReusesTheHeldLeaseInsteadOfDeadlocking() {
         InMemoryLeaseBackend memory = new InMemoryLeaseBackend();
         engine.close();

@@ -1,0 +1,86 @@
+package dev.lease.fence.http;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.restclient.RestClientCustomizer;
+import org.springframework.boot.restclient.RestTemplateCustomizer;
+import org.springframework.boot.webclient.WebClientCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestTemplate;
+import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.servlet.DispatcherServlet;
+
+import dev.lease.fence.Fence;
+
+/**
+ * Fencing calls between services, for whichever web stacks the application has: the {@code Fencing-Token} header on
+ * every Boot-built {@code RestClient}, {@code RestTemplate} and {@code WebClient} (their customizers; opt a client
+ * out with {@link FencedHttpClients}), and {@link FencedRequest} on Spring MVC handlers, checked against the
+ * application's {@link Fence} bean.
+ */
+@AutoConfiguration(afterName = "dev.lease.autoconfigure.JdbcFenceAutoConfiguration")
+public class FencedHttpAutoConfiguration {
+
+    /** Instantiated by Spring Boot when the auto-configuration applies; applications do not create it. */
+    public FencedHttpAutoConfiguration() {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({RestClient.class, RestClientCustomizer.class})
+    static class RestClientFencing {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "leaseFencingRestClientCustomizer")
+        RestClientCustomizer leaseFencingRestClientCustomizer() {
+            return builder -> builder.requestInterceptor(new FencingTokenRequestInterceptor());
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({RestTemplate.class, RestTemplateCustomizer.class})
+    static class RestTemplateFencing {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "leaseFencingRestTemplateCustomizer")
+        RestTemplateCustomizer leaseFencingRestTemplateCustomizer() {
+            return template -> template.getInterceptors().add(new FencingTokenRequestInterceptor());
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({WebClient.class, WebClientCustomizer.class})
+    static class WebClientFencing {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "leaseFencingWebClientCustomizer")
+        WebClientCustomizer leaseFencingWebClientCustomizer() {
+            return builder -> builder.defaultRequest(FencingTokenExchangeFilter.capture())
+                    .filter(new FencingTokenExchangeFilter());
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    @ConditionalOnClass(DispatcherServlet.class)
+    static class MvcFencing {
+
+        /** Static: a post-processor, created before ordinary beans; the fence is looked up when first needed. */
+        @Bean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        static FencedRequestPostProcessor leaseFencedRequestPostProcessor(ObjectProvider<Fence> fence) {
+            return new FencedRequestPostProcessor(fence);
+        }
+
+        @Bean
+        FencingRefusalResolver leaseFencingRefusalResolver() {
+            return new FencingRefusalResolver();
+        }
+    }
+}
