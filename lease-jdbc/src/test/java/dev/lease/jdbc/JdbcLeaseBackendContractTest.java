@@ -456,10 +456,11 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
     @Test
     void aNameLongerThanTheNameColumnIsRefusedBeforeTheDatabaseIsAsked() throws Exception {
         String narrow = table() + "_narrow";
-        JdbcTemplate jdbc = new JdbcTemplate(dataSource());
+        JdbcTemplate jdbc = new JdbcTemplate(adminDataSource());
         jdbc.execute("CREATE TABLE " + narrow + " (name VARCHAR(16) NOT NULL PRIMARY KEY, owner VARCHAR(64), "
                 + "token BIGINT NOT NULL, expires_at "
                 + (dialect() == Dialect.MYSQL ? "DATETIME(6)" : "TIMESTAMP WITH TIME ZONE") + " NOT NULL)");
+        grantOnTestTable(narrow);
         try {
             JdbcLeaseBackend verified = new JdbcLeaseBackend(dataSource(), narrow);
             verified.verifySchema();
