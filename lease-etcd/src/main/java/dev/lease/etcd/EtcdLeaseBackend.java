@@ -18,9 +18,12 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Lease;
+import io.etcd.jetcd.common.exception.ErrorCode;
+import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.etcd.jetcd.lease.NoSuchLeaseException;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
@@ -167,8 +170,24 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
         List<EtcdGrant> alive = new ArrayList<>(batch.size());
         for (int i = 0; i < batch.size(); i++) {
             EtcdGrant grant = batch.get(i);
-            LeaseKeepAliveResponse answer = EtcdCalls.await(keepAlives.get(i), until - System.nanoTime(),
-                    "the keep-alive of lease '" + grant.name() + "'");
+            LeaseKeepAliveResponse answer;
+            try {
+                answer = EtcdCalls.await(keepAlives.get(i), until - System.nanoTime(),
+                        "the keep-alive of lease '" + grant.name() + "'");
+            }
+            catch (NoSuchLeaseException gone) {
+                lost.add(grant);
+                continue;
+            }
+            catch (EtcdException ex) {
+                // "requested lease not found": this grant's lease expired or was revoked; the others may be fine.
+                if (ex.getErrorCode() != ErrorCode.NOT_FOUND) {
+                    throw ex;
+                }
+                lost.add(grant);
+                continue;
+            }
+            // etcd answers ttl 0 for a lease it does not know (expired or revoked).
             if (answer.getTTL() <= 0) {
                 lost.add(grant);
             }
