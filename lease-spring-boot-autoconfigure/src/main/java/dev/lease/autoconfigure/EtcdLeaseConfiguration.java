@@ -5,8 +5,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import java.util.stream.Stream;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -25,7 +23,6 @@ import io.etcd.jetcd.ClientBuilder;
 
 import dev.lease.Durations;
 import dev.lease.LeaseConfigurationException;
-import dev.lease.LeaseKind;
 import dev.lease.etcd.EtcdLeaseBackend;
 
 /**
@@ -75,8 +72,7 @@ class EtcdLeaseConfiguration {
     /** A linearizable read when leases are routed to etcd; an application that only reads etcd is not held up by it. */
     @Bean
     RoutedBackendCheck etcdLeaseBackendAnswers(LeaseProperties properties) {
-        return router -> Stream.of(LeaseKind.values()).map(router::routeOf).flatMap(Optional::stream)
-                .filter(EtcdLeaseBackend.class::isInstance).map(EtcdLeaseBackend.class::cast).distinct()
+        return router -> RoutedBackendCheck.routedTo(router, EtcdLeaseBackend.class)
                 .forEach(backend -> probe(backend, properties));
     }
 
