@@ -40,7 +40,8 @@ import dev.lease.spi.LeaseNames;
  * strictly increasing for a name across deletions (every grant creates the key anew), and unchanged by renewals.
  *
  * <ul>
- *   <li>Grant: an etcd lease {@code L} of the ttl, then one transaction
+ *   <li>Grant: a serializable read of the key (when it is there, the lease is busy), an etcd lease {@code L} of the
+ *       ttl, then one transaction
  *       {@code if create_revision(key) == 0 then put(key, attempt, lease = L)}; the token is the key's create_revision.</li>
  *   <li>Renewal: a keep-alive of {@code L} ({@code LeaseKeepAlive} once: jetcd's keep-alive observer completes on a
  *       deadline of the local wall clock, and the engine's own monotonic validity decides), then one transaction that
@@ -66,6 +67,8 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
     static final int MAX_TXN_OPS = 128;
 
     private static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(5);
+
+    private static final GetOption BUSY_CHECK = GetOption.builder().withCountOnly(true).withSerializable(true).build();
 
     private final KV kv;
     private final Lease leases;
@@ -127,6 +130,12 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
         ByteSequence key = key(name);
         long ttlSeconds = ttlSeconds(request.ttl());
         String what = "the grant of lease '" + name + "'";
+        // A serializable read of the member we talk to, no quorum round: when it shows the key, the lease is busy and
+        // the two writes of a grant (an etcd lease, a transaction) and the revoke are spared. It may be a little
+        // stale, but only the transaction below decides a grant.
+        if (EtcdCalls.await(kv.get(key, BUSY_CHECK), bound(request), what).getCount() > 0) {
+            return Optional.empty();
+        }
         long leaseId = EtcdCalls.await(leases.grant(ttlSeconds), bound(request), what).getID();
         pending.put(request.attempt(), leaseId);
         TxnResponse answer = EtcdCalls.await(kv.txn()
