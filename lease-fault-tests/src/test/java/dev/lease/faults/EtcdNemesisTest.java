@@ -35,7 +35,11 @@ class EtcdNemesisTest {
     private static final Duration TTL = TestTiming.millis(2000);
     private static final NemesisScenario.Holds HOLDS = new NemesisScenario.Holds(LeaseKind.CORRECTNESS, TTL,
             TestTiming.seconds(2), Duration.ofMillis(40));
-    private static final int NAMES = 8;
+    /**
+     * Twice as many in a soak: faults overlap there (hundreds of them, each resource-link fault holding a worker up to
+     * its 10 s socket timeout), and 8 names made about 5,000 cycles in the soak's time on two loaded cores.
+     */
+    private static final int NAMES = Soak.ON ? 16 : 8;
     private static final int INSTANCES = 3;
     private static final int CHILDREN = 2;
     private static final String PREFIX = "/nemesis/";
