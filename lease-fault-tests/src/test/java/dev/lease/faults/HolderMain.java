@@ -15,17 +15,21 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
+import io.etcd.jetcd.Client;
+
 import dev.lease.LeaseKind;
 import dev.lease.core.LeaseEngine;
 import dev.lease.faults.History.Kind;
 import dev.lease.faults.History.Outcome;
+import dev.lease.etcd.EtcdLeaseBackend;
+import dev.lease.etcd.EtcdTesting;
 import dev.lease.jdbc.JdbcLeaseBackend;
 import dev.lease.spi.LeaseBackend;
 import dev.lease.zookeeper.ZooKeeperLeaseBackend;
 
 /**
  * A lease holder in a JVM of its own, so that it can be paused for real ({@code kill -STOP}) or run under a fake
- * wall clock: a real {@link LeaseEngine} over a ZooKeeper or JDBC backend running one {@link LeaseWorker}, or with
+ * wall clock: a real {@link LeaseEngine} over a ZooKeeper, etcd or JDBC backend running one {@link LeaseWorker}, or with
  * {@code mode=leader} one {@link LeaderWorker} campaigning for the election named {@code lease}. Events go to stdout
  * as lines starting with {@value #PREFIX} (anything else on stdout is logging); stdin takes {@code stop},
  * {@code clock}, {@code go} and {@code arm}. Started by {@link ChildHolder}; arguments are {@code key=value}; with
@@ -50,6 +54,7 @@ public final class HolderMain {
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
                 StandardCharsets.UTF_8);
         CuratorFramework curator = null;
+        Client etcd = null;
         LeaseBackend<?> backend;
         if (conf.get("backend").equals("zookeeper")) {
             Duration session = Duration.ofMillis(Long.parseLong(conf.get("session-ms")));
@@ -61,6 +66,10 @@ public final class HolderMain {
                 throw new IllegalStateException("could not connect to ZooKeeper at " + conf.get("connect"));
             }
             backend = new ZooKeeperLeaseBackend(curator, conf.get("root"), session);
+        }
+        else if (conf.get("backend").equals("etcd")) {
+            etcd = EtcdTesting.client(conf.get("endpoints"));
+            backend = new EtcdLeaseBackend(etcd, conf.get("prefix"), Duration.ofMillis(Long.parseLong(conf.get("ttl-ms"))));
         }
         else {
             backend = new JdbcLeaseBackend(new DriverManagerDataSource(conf.get("jdbc-url")));
@@ -93,6 +102,9 @@ public final class HolderMain {
         }
         if (curator != null) {
             curator.close();
+        }
+        if (etcd != null) {
+            etcd.close();
         }
         out.println(PREFIX + "BYE");
         System.exit(0);

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
+import dev.lease.etcd.EtcdLeaseBackend;
 import dev.lease.jdbc.JdbcLeaseBackend;
 import dev.lease.kubernetes.KubernetesLeaseBackend;
 import dev.lease.memory.InMemoryLeaseBackend;
@@ -34,6 +35,9 @@ enum BackendType {
     /** Named, or a KubernetesClient bean: the fabric8 client on the classpath alone does not mean "lease on it". */
     KUBERNETES(KubernetesLeaseBackend.ID, false, "add io.fabric8:kubernetes-client and set lease.backend: kubernetes "
             + "(or define a KubernetesClient bean); fenced on Kubernetes 1.35 or later."),
+
+    ETCD(EtcdLeaseBackend.ID, false, "add io.etcd:jetcd-core and set lease.etcd.endpoints (or define an "
+            + "io.etcd.jetcd.Client bean)."),
 
     /** Never picked silently: an application that forgot its real backend must fail, not lock within one JVM. */
     IN_MEMORY(InMemoryLeaseBackend.ID, true, "set lease.backend: in-memory (or name it in lease.correctness-backend / "

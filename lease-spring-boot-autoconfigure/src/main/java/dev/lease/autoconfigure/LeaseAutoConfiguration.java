@@ -33,7 +33,8 @@ import dev.lease.spi.LeaseBackend;
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration"})
 @EnableConfigurationProperties(LeaseProperties.class)
 @Import({InMemoryLeaseConfiguration.class, ZooKeeperLeaseConfiguration.class, RedisLeaseConfiguration.class,
-        JdbcLeaseConfiguration.class, KubernetesLeaseConfiguration.class, RedlockLeaseConfiguration.class})
+        JdbcLeaseConfiguration.class, KubernetesLeaseConfiguration.class, RedlockLeaseConfiguration.class,
+        EtcdLeaseConfiguration.class})
 public class LeaseAutoConfiguration {
 
     private static final Log log = LogFactory.getLog(LeaseAutoConfiguration.class);

@@ -2,6 +2,7 @@ package dev.lease.autoconfigure;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -11,7 +12,7 @@ import dev.lease.LeaseKind;
 /**
  * Configuration of the lease starter, under {@code lease.*}.
  *
- * <p>Backend identifiers are {@code zookeeper}, {@code redis}, {@code jdbc}, {@code kubernetes} and {@code in-memory}. A backend is
+ * <p>Backend identifiers are {@code zookeeper}, {@code redis}, {@code jdbc}, {@code kubernetes}, {@code etcd} and {@code in-memory}. A backend is
  * available when its client is on the classpath and configured (a {@code connect-string} or a
  * {@code CuratorFramework} bean, a {@code RedisConnectionFactory}, a {@code DataSource}); the in-memory backend
  * is only available when named explicitly, so that no application ends up on it by accident. Once a
@@ -21,14 +22,14 @@ import dev.lease.LeaseKind;
 public class LeaseProperties {
 
     /**
-     * Backend serving both lease kinds unless overridden below: zookeeper, redis, jdbc, kubernetes or in-memory. May be omitted
+     * Backend serving both lease kinds unless overridden below: zookeeper, redis, jdbc, kubernetes, etcd or in-memory. May be omitted
      * when exactly one backend is available.
      */
     private String backend;
 
     /**
      * Backend serving CORRECTNESS leases, overriding 'lease.backend'. It must issue fencing tokens (zookeeper, jdbc,
-     * kubernetes on 1.35 or later, in-memory); redis is refused at startup.
+     * kubernetes on 1.35 or later, etcd, in-memory); redis is refused at startup.
      */
     private String correctnessBackend;
 
@@ -57,6 +58,8 @@ public class LeaseProperties {
     private final Redis redis = new Redis();
 
     private final Kubernetes kubernetes = new Kubernetes();
+
+    private final Etcd etcd = new Etcd();
 
     private final Jdbc jdbc = new Jdbc();
 
@@ -209,6 +212,15 @@ public class LeaseProperties {
      */
     public Kubernetes getKubernetes() {
         return kubernetes;
+    }
+
+    /**
+     * The etcd backend settings ({@code lease.etcd.*}).
+     *
+     * @return the settings, never null
+     */
+    public Etcd getEtcd() {
+        return etcd;
     }
 
     /**
@@ -858,6 +870,67 @@ public class LeaseProperties {
             public void setMaximumPoolSize(int maximumPoolSize) {
                 this.maximumPoolSize = maximumPoolSize;
             }
+        }
+    }
+
+    /**
+     * etcd backend: one key per lease name under the key prefix, bound to an etcd lease of the lease's ttl; fenced by
+     * the key's create_revision. The client is the application's io.etcd.jetcd.Client bean, else one built from
+     * 'endpoints'.
+     */
+    public static class Etcd {
+
+        /**
+         * etcd client URLs, comma-separated, such as 'http://etcd1:2379,http://etcd2:2379,http://etcd3:2379'. Not
+         * needed when the application already has an io.etcd.jetcd.Client bean, which is then reused.
+         */
+        private List<String> endpoints;
+
+        /**
+         * Prefix of every lease key; the key of lease 'invoice-42' is '<prefix>invoice-42'. Give the application's
+         * etcd user a role with read-write permission on this prefix only.
+         */
+        private String keyPrefix = "/leases/";
+
+        /** etcd settings with their defaults. */
+        public Etcd() {
+        }
+
+        /**
+         * The etcd client URLs to connect to when the application has no {@code io.etcd.jetcd.Client} bean
+         * ({@code lease.etcd.endpoints}).
+         *
+         * @return the URLs, or null
+         */
+        public List<String> getEndpoints() {
+            return endpoints;
+        }
+
+        /**
+         * Sets the etcd client URLs ({@code lease.etcd.endpoints}).
+         *
+         * @param endpoints URLs such as {@code http://127.0.0.1:2379}
+         */
+        public void setEndpoints(List<String> endpoints) {
+            this.endpoints = endpoints;
+        }
+
+        /**
+         * The prefix of every lease key ({@code lease.etcd.key-prefix}).
+         *
+         * @return the prefix, {@code /leases/} by default
+         */
+        public String getKeyPrefix() {
+            return keyPrefix;
+        }
+
+        /**
+         * Sets the prefix of every lease key ({@code lease.etcd.key-prefix}).
+         *
+         * @param keyPrefix a non-empty prefix such as {@code /myapp/leases/}
+         */
+        public void setKeyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
         }
     }
 

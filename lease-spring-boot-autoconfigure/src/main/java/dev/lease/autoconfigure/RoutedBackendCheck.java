@@ -1,5 +1,9 @@
 package dev.lease.autoconfigure;
 
+import java.util.Optional;
+import java.util.stream.Stream;
+
+import dev.lease.LeaseKind;
 import dev.lease.core.BackendRouter;
 
 /**
@@ -14,4 +18,10 @@ interface RoutedBackendCheck {
      * @throws dev.lease.LeaseConfigurationException when a backend {@code router} routes to cannot serve
      */
     void check(BackendRouter router);
+
+    /** The backends of {@code type} that {@code router} routes some lease kind to, each once. */
+    static <B> Stream<B> routedTo(BackendRouter router, Class<B> type) {
+        return Stream.of(LeaseKind.values()).map(router::routeOf).flatMap(Optional::stream).filter(type::isInstance)
+                .map(type::cast).distinct();
+    }
 }

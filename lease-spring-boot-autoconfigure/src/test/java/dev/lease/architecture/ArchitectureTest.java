@@ -65,35 +65,42 @@ class ArchitectureTest {
     @Test
     void zookeeperUsesOnlyTheContractAndTheSpi() {
         (backend("dev.lease.zookeeper..",
-            "dev.lease.redis..", "dev.lease.jdbc..", "dev.lease.fence..", "dev.lease.kubernetes.."))
+            "dev.lease.redis..", "dev.lease.jdbc..", "dev.lease.fence..", "dev.lease.kubernetes..", "dev.lease.etcd.."))
                 .check(LEASE);
     }
 
     @Test
     void redisUsesOnlyTheContractAndTheSpi() {
         (backend("dev.lease.redis..",
-            "dev.lease.zookeeper..", "dev.lease.jdbc..", "dev.lease.fence..", "dev.lease.kubernetes.."))
+            "dev.lease.zookeeper..", "dev.lease.jdbc..", "dev.lease.fence..", "dev.lease.kubernetes..", "dev.lease.etcd.."))
                 .check(LEASE);
     }
 
     @Test
     void jdbcUsesOnlyTheContractAndTheSpi() {
         (backend("dev.lease.jdbc..",
-            "dev.lease.zookeeper..", "dev.lease.redis..", "dev.lease.kubernetes.."))
+            "dev.lease.zookeeper..", "dev.lease.redis..", "dev.lease.kubernetes..", "dev.lease.etcd.."))
                 .check(LEASE);
     }
 
     @Test
     void kubernetesUsesOnlyTheContractAndTheSpi() {
         (backend("dev.lease.kubernetes..",
-            "dev.lease.zookeeper..", "dev.lease.redis..", "dev.lease.jdbc..", "dev.lease.fence.."))
+            "dev.lease.zookeeper..", "dev.lease.redis..", "dev.lease.jdbc..", "dev.lease.fence..", "dev.lease.etcd.."))
+                .check(LEASE);
+    }
+
+    @Test
+    void etcdUsesOnlyTheContractAndTheSpi() {
+        (backend("dev.lease.etcd..",
+            "dev.lease.zookeeper..", "dev.lease.redis..", "dev.lease.jdbc..", "dev.lease.fence..", "dev.lease.kubernetes.."))
                 .check(LEASE);
     }
 
     @Test
     void fenceUsesOnlyTheContractAndTheSpi() {
         (backend("dev.lease.fence..",
-            "dev.lease.zookeeper..", "dev.lease.redis..", "dev.lease.kubernetes.."))
+            "dev.lease.zookeeper..", "dev.lease.redis..", "dev.lease.kubernetes..", "dev.lease.etcd.."))
                 .check(LEASE);
     }
 

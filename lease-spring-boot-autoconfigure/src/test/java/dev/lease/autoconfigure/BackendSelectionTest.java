@@ -44,7 +44,7 @@ class BackendSelectionTest {
         assertThatThrownBy(() -> BackendSelection.select(List.of(memory), "zookeper", null, null))
                 .isInstanceOf(LeaseConfigurationException.class)
                 .hasMessageContaining("lease.backend=zookeper names no lease backend")
-                .hasMessageContaining("[zookeeper, redis, redlock, jdbc, kubernetes, in-memory]");
+                .hasMessageContaining("[zookeeper, redis, redlock, jdbc, kubernetes, etcd, in-memory]");
         assertThatThrownBy(() -> BackendSelection.select(List.of(memory), "redis", null, null))
                 .isInstanceOf(LeaseConfigurationException.class).hasMessageContaining("not available")
                 .hasMessageContaining("spring-boot-starter-data-redis");

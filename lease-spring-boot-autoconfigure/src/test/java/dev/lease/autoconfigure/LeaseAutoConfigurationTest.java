@@ -61,10 +61,10 @@ class LeaseAutoConfigurationTest {
 
     @Test
     void anUnknownBackendNameFailsTheStartupWithTheKnownNames() {
-        runner.withPropertyValues("lease.backend=etcd").run(context -> {
+        runner.withPropertyValues("lease.backend=consul").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("lease.backend=etcd names no lease backend")
-                    .hasMessageContaining("zookeeper, redis, redlock, jdbc, kubernetes, in-memory");
+            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("lease.backend=consul names no lease backend")
+                    .hasMessageContaining("zookeeper, redis, redlock, jdbc, kubernetes, etcd, in-memory");
         });
     }
 
