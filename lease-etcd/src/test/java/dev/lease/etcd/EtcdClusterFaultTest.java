@@ -94,7 +94,7 @@ class EtcdClusterFaultTest {
 
     private EtcdLeaseBackend backend(String endpoints) {
         Client client = EtcdTesting.client(endpoints);
-        EtcdLeaseBackend backend = new EtcdLeaseBackend(client, "/cluster/", seconds(2));
+        EtcdLeaseBackend backend = new EtcdLeaseBackend(client, "/cluster/", seconds(5));
         closeables.add(client);
         closeables.add(backend);
         return backend;

@@ -190,7 +190,7 @@ class EtcdLeaseFaultTest {
 
     private EtcdLeaseBackend backend(String endpoints, String prefix) {
         Client client = EtcdTesting.client(endpoints);
-        EtcdLeaseBackend backend = new EtcdLeaseBackend(client, prefix, seconds(2));
+        EtcdLeaseBackend backend = new EtcdLeaseBackend(client, prefix, seconds(5));
         closeables.add(client);
         closeables.add(backend);
         return backend;

@@ -56,8 +56,12 @@ class RedisAclContractTest extends LeaseBackendContractTest<RedisGrant> {
         redis.close();
     }
 
+    /** Retried: the first connection of a test JVM on a loaded machine may take longer than the command timeout. */
     static void aclSetUser(String user, String rules) {
-        admin.execute((RedisCallback<Object>) connection -> connection.execute("ACL", argv(user, rules)));
+        org.awaitility.Awaitility.await().atMost(seconds(30)).ignoreExceptions().until(() -> {
+            admin.execute((RedisCallback<Object>) connection -> connection.execute("ACL", argv(user, rules)));
+            return true;
+        });
     }
 
     private static byte[][] argv(String user, String rules) {
