@@ -52,7 +52,27 @@ final class RedlockNodes implements AutoCloseable {
         synchronized (backends) {
             backends.add(backend);
         }
+        awaitConnectedToEveryNode(backend);
         return backend;
+    }
+
+    /**
+     * The backend connects to its nodes in the background; on a loaded machine the first request of a test could
+     * otherwise meet nodes still connecting. Waits until a probe grant reached every node, then releases it.
+     */
+    private void awaitConnectedToEveryNode(RedlockLeaseBackend backend) {
+        org.awaitility.Awaitility.await().atMost(dev.lease.testing.TestTiming.seconds(30))
+                .pollInterval(Duration.ofMillis(50)).ignoreExceptions().until(() -> {
+                    String probe = "connected-probe-" + System.nanoTime();
+                    var grant = backend.tryAcquire(new dev.lease.spi.GrantRequest(probe, Duration.ofSeconds(10),
+                            reason -> { }));
+                    if (grant.isEmpty()) {
+                        return false;
+                    }
+                    boolean everyNode = holding(backend.key(probe)) == servers.size();
+                    backend.release(grant.get());
+                    return everyNode;
+                });
     }
 
     RedlockLeaseBackend backend(String keyPrefix) {
