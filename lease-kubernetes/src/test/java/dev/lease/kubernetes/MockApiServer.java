@@ -145,9 +145,21 @@ final class MockApiServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the server. fabric8's mock gives up on its own shutdown ("Unable to close MockWebServer") when a watch
+     * connection closed by the client is still draining, which a loaded machine makes likely: the server's port is
+     * released either way, and a test must not fail on it.
+     */
     @Override
     public void close() {
-        server.destroy();
+        try {
+            server.destroy();
+        }
+        catch (IllegalStateException draining) {
+            if (!String.valueOf(draining.getMessage()).contains("Unable to close MockWebServer")) {
+                throw draining;
+            }
+        }
     }
 
     private final class FaultLayer extends Dispatcher {
