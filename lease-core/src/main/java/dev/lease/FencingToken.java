@@ -2,8 +2,6 @@ package dev.lease;
 
 import java.util.Objects;
 
-import dev.lease.spi.LeaseNames;
-
 /**
  * A number that strictly increases with every grant of the same lease name, issued by a backend that can
  * guarantee it (ZooKeeper, JDBC, in-memory).
@@ -43,7 +41,7 @@ public record FencingToken(String lease, long value) implements Comparable<Fenci
     public int compareTo(FencingToken other) {
         if (!lease.equals(other.lease)) {
             throw new IllegalArgumentException("Fencing tokens of different leases cannot be compared: '"
-                    + LeaseNames.printable(lease) + "' and '" + LeaseNames.printable(other.lease) + "'");
+                    + Printable.text(lease) + "' and '" + Printable.text(other.lease) + "'");
         }
         return Long.compare(value, other.value);
     }

@@ -2,8 +2,6 @@ package dev.lease;
 
 import java.util.Optional;
 
-import dev.lease.spi.LeaseNames;
-
 /**
  * The lease was lost (renewal failed, the backend reported the loss, or its local validity ran out) before the
  * leased work finished. Whatever the work produced may have been produced without the lease: for a
@@ -26,7 +24,7 @@ public class LeaseLostException extends RuntimeException {
      * @param cause what the work threw, if anything
      */
     public LeaseLostException(String lease, FencingToken token, String reason, Throwable cause) {
-        super("Lease '" + LeaseNames.printable(lease) + "'" + (token != null ? " (token " + token.value() + ")" : "")
+        super("Lease '" + Printable.text(lease) + "'" + (token != null ? " (token " + token.value() + ")" : "")
                 + " was lost: " + reason + "; the work may have run without it", cause);
         this.lease = lease;
         this.token = token;

@@ -4,9 +4,6 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 
-import dev.lease.spi.LeaseNames;
-
-
 /**
  * An immutable description of a lease to acquire:
  * {@code LeaseSpec.of(name, kind).withTtl(d).withRenewEvery(d).withWaitFor(d).withFence(resource)}. Unset ttl and
@@ -31,16 +28,16 @@ public final class LeaseSpec {
         this.waitFor = Objects.requireNonNull(waitFor, "waitFor");
         if (waitFor.isNegative()) {
             throw new IllegalArgumentException("waitFor must not be negative, got " + Durations.format(waitFor)
-                    + " for lease '" + LeaseNames.printable(name) + "'");
+                    + " for lease '" + Printable.text(name) + "'");
         }
         if (fence != null && (fence.isBlank() || kind != LeaseKind.CORRECTNESS)) {
-            throw new IllegalArgumentException("Lease '" + LeaseNames.printable(name) + "': " + (fence.isBlank()
+            throw new IllegalArgumentException("Lease '" + Printable.text(name) + "': " + (fence.isBlank()
                     ? "the fence resource is blank; name the resource the lease protects, such as 'invoice-42'"
                     : "fence at grant needs a fencing token, so it is for CORRECTNESS leases only, not " + kind));
         }
         this.fence = fence;
         if (nameTemplate != null && nameTemplate.isBlank()) {
-            throw new IllegalArgumentException("Lease '" + LeaseNames.printable(name) + "': the name template is "
+            throw new IllegalArgumentException("Lease '" + Printable.text(name) + "': the name template is "
                     + "blank; give the name as declared, with one placeholder per varying part, such as 'invoice-{id}'");
         }
         this.nameTemplate = nameTemplate;

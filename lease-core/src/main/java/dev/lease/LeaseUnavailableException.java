@@ -2,9 +2,6 @@ package dev.lease;
 
 import java.time.Duration;
 
-import dev.lease.spi.LeaseNames;
-
-
 /**
  * The lease could not be had: it was still held by someone else after waiting as long as allowed, or the backend
  * could not be asked (then the cause says why, and the message says the store could not be reached). The work did
@@ -66,7 +63,7 @@ public class LeaseUnavailableException extends RuntimeException {
     }
 
     private static String quoted(String lease) {
-        return "'" + LeaseNames.printable(lease) + "'";
+        return "'" + Printable.text(lease) + "'";
     }
 
     /**

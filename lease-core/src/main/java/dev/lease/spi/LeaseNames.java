@@ -1,5 +1,7 @@
 package dev.lease.spi;
 
+import dev.lease.Printable;
+
 /**
  * The rules every lease name follows whatever the backend, so that an application can move between backends
  * and no name can escape its namespace (a znode path, a key prefix), and the one way to echo a name in a message.
@@ -72,34 +74,7 @@ public final class LeaseNames {
      * @return the printable text
      */
     public static String printable(String text) {
-        if (text == null) {
-            return "null";
-        }
-        StringBuilder out = null;
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            boolean pair = Character.isHighSurrogate(c) && i + 1 < text.length()
-                    && Character.isLowSurrogate(text.charAt(i + 1));
-            boolean escape = !pair && (Character.isISOControl(c) || hidden(c) || Character.isSurrogate(c));
-            if (escape && out == null) {
-                out = new StringBuilder(text.length() + 16).append(text, 0, i);
-            }
-            if (out != null) {
-                if (escape) {
-                    out.append(String.format("\\u%04X", (int) c));
-                }
-                else {
-                    out.append(c);
-                }
-            }
-            if (pair) {
-                if (out != null) {
-                    out.append(text.charAt(i + 1));
-                }
-                i++;
-            }
-        }
-        return out == null ? text : out.toString();
+        return Printable.text(text);
     }
 
     private static boolean hidden(char c) {
