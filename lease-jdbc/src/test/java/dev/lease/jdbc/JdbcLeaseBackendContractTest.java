@@ -456,11 +456,13 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
     @Test
     void aNameLongerThanTheNameColumnIsRefusedBeforeTheDatabaseIsAsked() throws Exception {
         String narrow = table() + "_narrow";
-        JdbcTemplate jdbc = new JdbcTemplate(dataSource());
+        // The table is the test's, made by the admin: a least-privileged lease user may not create tables.
+        JdbcTemplate jdbc = new JdbcTemplate(adminDataSource());
         jdbc.execute("CREATE TABLE " + narrow + " (name VARCHAR(16) NOT NULL PRIMARY KEY, owner VARCHAR(64), "
                 + "token BIGINT NOT NULL, expires_at "
                 + (dialect() == Dialect.MYSQL ? "DATETIME(6)" : "TIMESTAMP WITH TIME ZONE") + " NOT NULL)");
         try {
+            grantOnTestTable(narrow);
             JdbcLeaseBackend verified = new JdbcLeaseBackend(dataSource(), narrow);
             verified.verifySchema();
             assertRefusesLongerNamesThan16(verified);
