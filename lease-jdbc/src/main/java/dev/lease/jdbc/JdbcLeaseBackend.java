@@ -115,8 +115,8 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
 
         /**
          * Every grant of every name draws the next value of one counter row of the table, so tokens keep rising
-         * across the deletion and re-creation of a name's row and idle rows may be deleted. One more statement per
-         * grant.
+         * across the deletion and re-creation of a name's row and idle rows may be deleted. A grant takes the row,
+         * then draws, then sets the drawn token on the row it holds: one more statement per grant.
          */
         SHARED
     }
@@ -200,23 +200,27 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                 nameColumnLength = call.columnLength("SELECT name FROM " + table + " WHERE 1 = 0");
                 validateName(name);
             }
-            boolean taken;
             try {
-                taken = tokens == Tokens.SHARED ? grantShared(call, sql, name, owner, ttlMillis)
-                        : call.update(sql.grant, owner, ttlMillis, name) == 1
-                                || (insertRowIfAbsent(call, sql, name)
-                                        && call.update(sql.grant, owner, ttlMillis, name) == 1);
+                if (tokens == Tokens.SHARED) {
+                    return Optional.ofNullable(grantShared(call, sql, name, owner, ttlMillis))
+                            .map(t -> new JdbcGrant(name, t, owner, ttlMillis));
+                }
+                if (!(call.update(sql.grant, owner, ttlMillis, name) == 1
+                        || (insertRowIfAbsent(call, sql, name) && call.update(sql.grant, owner, ttlMillis, name) == 1))) {
+                    return Optional.empty();
+                }
             }
             catch (SQLException ex) {
                 if (!(translate("grant", sql.grant, ex) instanceof ConcurrencyFailureException)) {
                     throw ex;
                 }
                 // Another instance was granting the same row at this instant (a lock timeout or serialization
-                // failure): busy, which the engine handles by waiting and trying again. Nothing was granted here.
+                // failure): busy, which the engine handles by waiting and trying again. A shared grant may have taken
+                // the row before its token was set: it is freed, nothing is granted here.
                 log.debug("Lease '" + name + "' busy: concurrent grant on " + table + ": " + ex);
-                return Optional.empty();
-            }
-            if (!taken) {
+                if (tokens == Tokens.SHARED) {
+                    call.update(sql.abandon, name, owner);
+                }
                 return Optional.empty();
             }
             // The owner is this request's own attempt id, so the row still carries it only while the grant is ours:
@@ -230,38 +234,44 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
     }
 
     /**
-     * Takes a free or expired row with a token drawn from the counter row, only if that token is greater than the
-     * row's: two grants of one name may draw in one order and reach the row in the other, and the later arrival must
-     * then lose rather than lower the row's token. A drawn token can only be too low when the counter lags the table
-     * (a table switched from per-name tokens after the counter was created); the counter is then raised and one more
-     * token drawn.
+     * Takes a free or expired row first, then draws a token from the counter row, then sets it on the row while the row
+     * still carries this request as owner: the token of the name's previous holder was set while that holder owned the
+     * row, so it was drawn before this take and is lower, whatever was paused, deleted or re-created in between. The
+     * reverse order (draw, then take) let a grant that drew early and stalled take a row deleted and re-created
+     * meanwhile, and issue a token lower than one already issued for the name. A drawn token can only be lower than the
+     * row's when the counter lags the table (a table switched from per-name tokens after the counter was created);
+     * the counter is then raised and one more token drawn. The same round trips as before: take, draw, set (which also
+     * tells whether the row is still this request's, so no read of the token follows).
+     *
+     * @return the token, or null when the row is busy (or was taken from this request by a later grant)
      */
-    private boolean grantShared(Call call, Statements sql, String name, String owner, long ttlMillis)
+    private Long grantShared(Call call, Statements sql, String name, String owner, long ttlMillis)
             throws SQLException {
+        if (call.update(sql.take, owner, ttlMillis, name) != 1
+                && !(insertSharedRowIfAbsent(call, sql, name) && call.update(sql.take, owner, ttlMillis, name) == 1)) {
+            return null;
+        }
         for (int attempt = 0; attempt < 2; attempt++) {
             long token = drawToken(call, sql);
-            if (call.update(sql.grantWithToken, owner, token, ttlMillis, name, token) == 1) {
-                return true;
+            if (call.update(sql.setToken, token, name, owner, token) == 1) {
+                return token;
             }
-            if (insertSharedRowIfAbsent(call, sql, name)) {
-                token = drawToken(call, sql);
-                return call.update(sql.grantWithToken, owner, token, ttlMillis, name, token) == 1;
+            Long current = call.queryForLong(sql.readToken, name, owner);
+            if (current == null) {
+                // Expired during a pause and taken by a later grant: nothing of this request's left to free.
+                return null;
             }
-            Long free = call.queryForLong(sql.freeRowToken, name);
-            if (free == null || free < token) {
-                // Busy, or taken by a grant that drew later and arrived first: the engine tries again.
-                return false;
-            }
-            call.update(sql.raiseCounter, free, COUNTER_ROW, free);
+            call.update(sql.raiseCounter, current, COUNTER_ROW, current);
         }
-        return false;
+        call.update(sql.abandon, name, owner);
+        return null;
     }
 
     /**
      * Inserts the free row of a name seen for the first time, or again after its idle row was deleted, carrying a
-     * token drawn now: every token an earlier row of the name issued was drawn before that row was deleted, so it is
-     * lower, and a grant that drew its token before the deletion and arrives only now finds a row it cannot take.
-     * With 0 instead, such a late grant would take the new row with a token lower than ones already issued.
+     * token drawn now. Safety does not depend on it (a grant draws its token after taking the row, see
+     * {@link #grantShared}); it keeps the row's token near the name's last ones for an instance still on per-name
+     * tokens, whose next grant counts on from it.
      */
     private boolean insertSharedRowIfAbsent(Call call, Statements sql, String name) throws SQLException {
         long floor = drawToken(call, sql);
@@ -802,8 +812,8 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
         final String abandon;
         final String insertIfAbsent;
         final String insertIfAbsentWithToken;
-        final String grantWithToken;
-        final String freeRowToken;
+        final String take;
+        final String setToken;
         final String raiseCounter;
         final String drawToken;
         final String insertCounter;
@@ -830,10 +840,10 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                     + " WHERE name = ? AND owner = ?";
             this.insertIfAbsent = String.format(dialect.insertCounter, table, "name = '" + COUNTER_ROW + "'");
             this.insertIfAbsentWithToken = String.format(dialect.insertIfAbsent, table, "?");
-            this.grantWithToken = "UPDATE " + table + " SET owner = ?, token = ?, expires_at = " + dialect.nowPlusMillis
-                    + " WHERE name = ? AND (owner IS NULL OR expires_at <= " + dialect.now + ") AND token < ?";
-            this.freeRowToken = "SELECT token FROM " + table + " WHERE name = ? AND (owner IS NULL OR expires_at <= "
-                    + dialect.now + ")";
+            this.take = "UPDATE " + table + " SET owner = ?, expires_at = " + dialect.nowPlusMillis
+                    + " WHERE name = ? AND (owner IS NULL OR expires_at <= " + dialect.now + ")";
+            // The owner (the request's own attempt id) is this grant's until a later grant takes the row over.
+            this.setToken = "UPDATE " + table + " SET token = ? WHERE name = ? AND owner = ? AND token < ?";
             this.raiseCounter = "UPDATE " + table + " SET token = ? WHERE name = ? AND token < ?";
             this.drawToken = String.format(dialect.drawToken, table);
             this.insertCounter = String.format(dialect.insertCounter, table, "1 = 1");

@@ -456,6 +456,7 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
     @Test
     void aNameLongerThanTheNameColumnIsRefusedBeforeTheDatabaseIsAsked() throws Exception {
         String narrow = table() + "_narrow";
+        // The table is the test's, made by the admin: a least-privileged lease user may not create tables.
         JdbcTemplate jdbc = new JdbcTemplate(adminDataSource());
         jdbc.execute("CREATE TABLE " + narrow + " (name VARCHAR(16) NOT NULL PRIMARY KEY, owner VARCHAR(64), "
                 + "token BIGINT NOT NULL, expires_at "

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -35,6 +36,9 @@ import dev.lease.jdbc.JdbcLeaseBackend.Tokens;
  * Subclasses say which database; their table is used by this mode alone.
  */
 abstract class SharedTokenJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest {
+
+    /** Grants each thread of the randomized tests tries. */
+    private static final int ITERATIONS = 150;
 
     /** Rows free for this long are deleted by {@link JdbcLeaseBackend#deleteIdleRows()}. */
     private static final Duration IDLE = Duration.ofMillis(1);
@@ -223,7 +227,7 @@ abstract class SharedTokenJdbcLeaseBackendContractTest extends JdbcLeaseBackendC
                 Random random = new Random(seed + t);
                 JdbcLeaseBackend leases = (JdbcLeaseBackend) (t % 2 == 0 ? backend() : secondBackend());
                 work.add(threads.submit(() -> {
-                    for (int i = 0; i < 60; i++) {
+                    for (int i = 0; i < ITERATIONS; i++) {
                         String name = names.get(random.nextInt(names.size()));
                         Optional<JdbcGrant> g = grant(leases, name, seconds(30));
                         if (g.isPresent()) {
@@ -259,9 +263,216 @@ abstract class SharedTokenJdbcLeaseBackendContractTest extends JdbcLeaseBackendC
         for (String name : names) {
             List<Long> tokens = held.get(name);
             assertThat(tokens).as("grants of %s (seed %d)", name, seed).isNotEmpty();
-            assertStrictlyIncreasing(tokens);
+            assertStrictlyIncreasing(tokens, name, seed);
             tokens.forEach(token -> assertThat(all.add(token)).as("token %d issued once (seed %d)", token, seed)
                     .isTrue());
+        }
+    }
+
+    private static void assertStrictlyIncreasing(List<Long> tokens, String name, long seed) {
+        for (int i = 1; i < tokens.size(); i++) {
+            assertThat(tokens.get(i)).as("token %d of %s after %s (seed %d)", i, name, tokens.subList(0, i), seed)
+                    .isGreaterThan(tokens.get(i - 1));
+        }
+    }
+
+    /**
+     * The interleaving that issued a lower token when a grant drew its token before taking the row: grant A finds no
+     * row and draws a floor for the row it will insert, then stalls; grant E draws its token, then stalls; grant B
+     * inserts the row, takes it with a higher token, releases it, and the idle row is deleted; A inserts its row
+     * with the old floor and stalls again; E wakes and took that row with a token lower than B's. Each pause is held
+     * by a gate before a chosen statement, so the order is exactly this one on every run.
+     */
+    @Test
+    void aGrantStalledWhileTheRowWasDeletedAndReCreatedNeverIssuesALowerToken() throws Exception {
+        String name = uniqueName();
+        JdbcLeaseBackend plain = (JdbcLeaseBackend) backend();
+        // The counter row exists, so that the only INSERT of A is the one of the name's row.
+        plain.release(grant(plain, uniqueName() + "-counter", seconds(30)).orElseThrow());
+        Gate beforeInsert = new Gate("A before inserting the name's row");
+        Gate afterInsert = new Gate("A after inserting the name's row");
+        Gate late = new Gate("E before taking the row");
+        AtomicBoolean inserted = new AtomicBoolean();
+        JdbcLeaseBackend a = new JdbcLeaseBackend(new PausingDataSource(dataSource(), sql -> {
+            if (inserted.get()) {
+                afterInsert.pass();
+            }
+            else if (sql.startsWith("INSERT")) {
+                beforeInsert.pass();
+                inserted.set(true);
+            }
+        }), table(), Tokens.SHARED, IDLE);
+        JdbcLeaseBackend e = new JdbcLeaseBackend(new PausingDataSource(secondDataSource(), sql -> {
+            if (sql.contains("SET owner = ?")) {
+                late.pass();
+            }
+        }), table(), Tokens.SHARED, IDLE);
+        a.sweepEvery(Duration.ofHours(1));
+        e.sweepEvery(Duration.ofHours(1));
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            Future<Optional<JdbcGrant>> byA = threads.submit(() -> grant(a, name, seconds(30)));
+            beforeInsert.awaitReached();
+            Future<Optional<JdbcGrant>> byE = threads.submit(() -> grant(e, name, seconds(30)));
+            late.awaitReached();
+
+            JdbcGrant b = grant(plain, name, seconds(30)).orElseThrow(() -> new AssertionError("B not granted"));
+            plain.release(b);
+            makeIdle(name);
+            assertThat(plain.deleteIdleRows()).as("rows deleted").isPositive();
+            assertThat(rows(name)).as("rows of the idle name").isZero();
+
+            beforeInsert.open();
+            afterInsert.awaitReached();
+            late.open();
+            Optional<JdbcGrant> eGrant = byE.get(1, TimeUnit.MINUTES);
+            afterInsert.open();
+            Optional<JdbcGrant> aGrant = byA.get(1, TimeUnit.MINUTES);
+
+            eGrant.ifPresent(g -> assertThat(g.value()).as("E's token after B's %d", b.value())
+                    .isGreaterThan(b.value()));
+            aGrant.ifPresent(g -> assertThat(g.value()).as("A's token after B's %d", b.value())
+                    .isGreaterThan(b.value()));
+            assertThat(eGrant.isPresent() && aGrant.isPresent()).as("A and E both hold %s", name).isFalse();
+            eGrant.ifPresent(e::release);
+            aGrant.ifPresent(a::release);
+        }
+        finally {
+            beforeInsert.open();
+            afterInsert.open();
+            late.open();
+            threads.shutdownNow();
+            a.close();
+            e.close();
+        }
+    }
+
+    /**
+     * Seeded random pauses before every statement of concurrent grants, releases and deletions of idle rows (idle
+     * after 1 ms, so that rows are deleted and re-created all the time), on two backends over a few names: each
+     * name's tokens strictly rise in the order its holders held them, no token is issued twice, and a name never has
+     * two holders at once. Pauses mostly short, a few long enough for a whole grant, release and deletion by others.
+     */
+    @Test
+    void tokensRiseUnderRandomPausesBetweenTheStatementsOfGrantsReleasesAndDeletions() throws Exception {
+        long seed = Long.getLong("lease-test.seed", System.nanoTime());
+        ThreadLocal<Random> pauses = new ThreadLocal<>();
+        PausingDataSource.BeforeExecute pause = sql -> {
+            Random random = pauses.get();
+            if (random == null) {
+                return;
+            }
+            int roll = random.nextInt(100);
+            if (roll < 4) {
+                Thread.sleep(10 + random.nextInt(30));
+            }
+            else if (roll < 40) {
+                Thread.sleep(random.nextInt(3));
+            }
+        };
+        List<JdbcLeaseBackend> backends = new ArrayList<>();
+        for (DataSource ds : List.of(dataSource(), secondDataSource(), dataSource())) {
+            JdbcLeaseBackend backend = new JdbcLeaseBackend(new PausingDataSource(ds, pause), table(), Tokens.SHARED,
+                    IDLE);
+            backend.sweepEvery(Duration.ofHours(1));
+            backends.add(backend);
+        }
+        List<String> names = List.of(uniqueName() + "-a", uniqueName() + "-b");
+        Map<String, List<Long>> held = new HashMap<>();
+        Map<String, Long> holder = new HashMap<>();
+        List<String> overlaps = Collections.synchronizedList(new ArrayList<>());
+        names.forEach(n -> held.put(n, new ArrayList<>()));
+        AtomicBoolean stop = new AtomicBoolean();
+        ExecutorService threads = Executors.newFixedThreadPool(5);
+        try {
+            List<Future<?>> work = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                long threadSeed = seed + t;
+                JdbcLeaseBackend leases = backends.get(t % 2);
+                work.add(threads.submit(() -> {
+                    Random random = new Random(threadSeed);
+                    pauses.set(new Random(threadSeed * 31));
+                    for (int i = 0; i < ITERATIONS; i++) {
+                        String name = names.get(random.nextInt(names.size()));
+                        Optional<JdbcGrant> g = grant(leases, name, seconds(30));
+                        if (g.isEmpty()) {
+                            continue;
+                        }
+                        long token = g.get().value();
+                        synchronized (held) {
+                            Long other = holder.putIfAbsent(name, token);
+                            if (other != null) {
+                                overlaps.add(name + ": " + token + " granted while " + other + " held");
+                            }
+                            held.get(name).add(token);
+                        }
+                        if (random.nextInt(4) == 0) {
+                            Thread.sleep(random.nextInt(3));
+                        }
+                        synchronized (held) {
+                            holder.remove(name, token);
+                        }
+                        leases.release(g.get());
+                    }
+                    return null;
+                }));
+            }
+            Future<?> sweeper = threads.submit(() -> {
+                pauses.set(new Random(seed - 1));
+                while (!stop.get()) {
+                    backends.get(2).deleteIdleRows();
+                }
+                return null;
+            });
+            for (Future<?> f : work) {
+                f.get(5, TimeUnit.MINUTES);
+            }
+            stop.set(true);
+            sweeper.get(1, TimeUnit.MINUTES);
+        }
+        finally {
+            stop.set(true);
+            threads.shutdownNow();
+            backends.forEach(JdbcLeaseBackend::close);
+        }
+        assertThat(overlaps).as("two holders of a name at once (seed %d)", seed).isEmpty();
+        Set<Long> all = new HashSet<>();
+        for (String name : names) {
+            List<Long> tokens = held.get(name);
+            assertThat(tokens).as("grants of %s (seed %d)", name, seed).isNotEmpty();
+            assertStrictlyIncreasing(tokens, name, seed);
+            tokens.forEach(token -> assertThat(all.add(token)).as("token %d issued once (seed %d)", token, seed)
+                    .isTrue());
+        }
+    }
+
+    /** Holds the first thread that passes it until the test opens it. */
+    private static final class Gate {
+
+        private final String what;
+        private final CountDownLatch reached = new CountDownLatch(1);
+        private final CountDownLatch opened = new CountDownLatch(1);
+        private final AtomicBoolean passed = new AtomicBoolean();
+
+        Gate(String what) {
+            this.what = what;
+        }
+
+        void pass() throws InterruptedException {
+            if (passed.compareAndSet(false, true)) {
+                reached.countDown();
+                if (!opened.await(seconds(60).toMillis(), TimeUnit.MILLISECONDS)) {
+                    throw new IllegalStateException(what + ": never opened");
+                }
+            }
+        }
+
+        void awaitReached() throws InterruptedException {
+            assertThat(reached.await(seconds(30).toMillis(), TimeUnit.MILLISECONDS)).as(what + " reached").isTrue();
+        }
+
+        void open() {
+            opened.countDown();
         }
     }
 
