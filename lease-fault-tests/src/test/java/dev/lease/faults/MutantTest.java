@@ -100,11 +100,12 @@ class MutantTest {
 
     /**
      * ./mvnw verify must run every CORRECTNESS scenario against the fence mutant: each scenario class has a subclass
-     * that does, but the Redis ones (EFFICIENCY only: their ledgers never compare tokens, nothing to break).
+     * that does, but the Redis and Redlock ones (EFFICIENCY only: their ledgers never compare tokens, nothing to break).
      */
     @Test
     void everyCorrectnessScenarioClassRunsAgainstTheFenceMutant() {
-        Set<Class<?>> efficiencyOnly = Set.of(RedisFaultScenariosTest.class, RedisNemesisTest.class);
+        Set<Class<?>> efficiencyOnly = Set.of(RedisFaultScenariosTest.class, RedisNemesisTest.class,
+                RedlockNemesisTest.class);
         List<Class<?>> classes = ReflectionSupport.findAllClassesInPackage(MutantTest.class.getPackageName(),
                 type -> true, name -> true);
         List<Class<?>> scenarioClasses = classes.stream()
