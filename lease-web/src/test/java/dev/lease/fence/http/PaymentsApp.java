@@ -116,6 +116,8 @@ class PaymentsApp {
         @Bean
         @Primary
         Fence mutantFence(JdbcTemplate jdbc) {
+            // An application's own Fence replaces JdbcFence, and with it the creation of JdbcFence's table.
+            jdbc.execute("CREATE TABLE IF NOT EXISTS lease_fence (resource VARCHAR(255) PRIMARY KEY, fence BIGINT NOT NULL)");
             return (resource, token) -> jdbc.update("MERGE INTO lease_fence (resource, fence) KEY (resource) VALUES (?, ?)",
                     resource, token.value());
         }
