@@ -24,7 +24,7 @@ import jakarta.persistence.Table;
  * writer's lease from its thread) and the write is logged as a new entity; a refusal rolls both back. Under the fence
  * mutant the session factory gets a fence rule without the comparison.
  */
-final class JpaLedgerWrites {
+final class JpaLedgerWrites implements Ledger.Writes {
 
     /** The fenced entity: one row per resource, counting the writes it took. */
     @Entity(name = "FaultJpaRow")
@@ -85,8 +85,8 @@ final class JpaLedgerWrites {
                 + " fence BIGINT NOT NULL)";
     }
 
-    /** Writes under the lease bound to this thread; false when the fence refused its token. */
-    boolean write(long token, long writeId) {
+    @Override
+    public boolean write(long token, long writeId) {
         try (Session session = factory.openSession()) {
             Transaction tx = session.beginTransaction();
             try {

@@ -22,17 +22,29 @@ final class Ledger {
 
     enum Check { FENCED, BROKEN }
 
+    /**
+     * Writes of a ledger that go elsewhere than through {@link JdbcFence} on this JVM's connection: through a fenced
+     * JPA entity ({@link JpaLedgerWrites}) or a fenced call to a service ({@link HttpLedgerWrites}). Both take the
+     * token from the lease bound to the writing thread, as an application's code does, and log the write in
+     * {@code fault_ledger} in the fence's transaction.
+     */
+    interface Writes {
+
+        /** Writes under the lease bound to this thread; false when the fence refused its token. */
+        boolean write(long token, long writeId);
+    }
+
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;
     private final JdbcFence fence;
     private final Check check;
     private final String resource;
-    /** Where writes go through JPA instead ({@link #jpa}); null for the plain JdbcFence writes. */
-    private final JpaLedgerWrites jpa;
+    /** Where writes go instead of the plain JdbcFence writes ({@link #jpa}, {@link #http}); null for those. */
+    private final Writes writes;
 
     /** A fresh ledger for {@code resource}: creates the tables if needed and forgets earlier writes. */
     Ledger(DataSource dataSource, Check check, String resource) {
-        this(dataSource, check, resource, true, null);
+        this(dataSource, check, resource, true, null, false);
     }
 
     /**
@@ -40,10 +52,19 @@ final class Ledger {
      * database at {@code jdbcUrl}, the one {@code dataSource} reaches: the fence is the entity's column.
      */
     static Ledger jpa(DataSource dataSource, String jdbcUrl, String resource) {
-        return new Ledger(dataSource, Check.FENCED, resource, true, jdbcUrl);
+        return new Ledger(dataSource, Check.FENCED, resource, true, jdbcUrl, false);
     }
 
-    private Ledger(DataSource dataSource, Check check, String resource, boolean reset, String jpaUrl) {
+    /**
+     * A fresh ledger for {@code resource} written through fenced HTTP calls ({@link HttpLedgerWrites}) to a service on
+     * the database at {@code jdbcUrl}, the one {@code dataSource} reaches: the fence is the service's.
+     */
+    static Ledger http(DataSource dataSource, String jdbcUrl, String resource) {
+        return new Ledger(dataSource, Check.FENCED, resource, true, jdbcUrl, true);
+    }
+
+    private Ledger(DataSource dataSource, Check check, String resource, boolean reset, String otherUrl,
+            boolean http) {
         this.jdbc = new JdbcTemplate(dataSource);
         this.tx = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         this.fence = new JdbcFence(jdbc);
@@ -55,18 +76,19 @@ final class Ledger {
                     + " resource VARCHAR(200) NOT NULL, token BIGINT NOT NULL, write_id BIGINT NOT NULL)");
             jdbc.update("DELETE FROM fault_ledger WHERE resource = ?", resource);
             jdbc.update("DELETE FROM " + JdbcFence.TABLE + " WHERE resource = ?", resource);
-            if (jpaUrl != null) {
+            if (otherUrl != null && !http) {
                 jdbc.execute(JpaLedgerWrites.rowTable());
                 jdbc.update("DELETE FROM fault_jpa_row WHERE resource = ?", resource);
                 jdbc.update("INSERT INTO fault_jpa_row (resource, writes, fence) VALUES (?, 0, 0)", resource);
             }
         }
-        this.jpa = jpaUrl == null ? null : new JpaLedgerWrites(jpaUrl, resource);
+        this.writes = otherUrl == null ? null
+                : http ? new HttpLedgerWrites(otherUrl, resource) : new JpaLedgerWrites(otherUrl, resource);
     }
 
     /** A ledger another process reset: a child JVM writes to its parent's. */
     static Ledger attach(DataSource dataSource, Check check, String resource) {
-        return new Ledger(dataSource, check, resource, false, null);
+        return new Ledger(dataSource, check, resource, false, null, false);
     }
 
     /**
@@ -76,8 +98,8 @@ final class Ledger {
      * @throws RuntimeException when the database failed; the write may or may not have committed
      */
     boolean write(String lease, long token, long writeId) {
-        if (jpa != null) {
-            return jpa.write(token, writeId);
+        if (writes != null) {
+            return writes.write(token, writeId);
         }
         Boolean accepted = tx.execute(status -> {
             try {

@@ -2,6 +2,8 @@ package dev.lease.fence.http;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
@@ -25,7 +27,8 @@ import dev.lease.fence.Fence;
  * out with {@link FencedHttpClients}), and {@link FencedRequest} on Spring MVC handlers, checked against the
  * application's {@link Fence} bean.
  */
-@AutoConfiguration(afterName = "dev.lease.autoconfigure.JdbcFenceAutoConfiguration")
+@AutoConfiguration(afterName = {"dev.lease.autoconfigure.JdbcFenceAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
 public class FencedHttpAutoConfiguration {
 
     /** Instantiated by Spring Boot when the auto-configuration applies; applications do not create it. */
@@ -79,8 +82,20 @@ public class FencedHttpAutoConfiguration {
         }
 
         @Bean
-        FencingRefusalResolver leaseFencingRefusalResolver() {
-            return new FencingRefusalResolver();
+        FencingRefusalResolver leaseFencingRefusalResolver(
+                ObjectProvider<FencingRefusalResolver.TokenRequiredCounter> refusals) {
+            return new FencingRefusalResolver(refusals.getIfAvailable(() -> FencingRefusalResolver.TokenRequiredCounter.NONE));
+        }
+
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnClass(MeterRegistry.class)
+        static class TokenRequiredMetering {
+
+            @Bean
+            @ConditionalOnBean(MeterRegistry.class)
+            FencingRefusalResolver.TokenRequiredCounter leaseFencingTokenRequiredMetrics(MeterRegistry meters) {
+                return new TokenRequiredMetrics(meters);
+            }
         }
     }
 }

@@ -48,7 +48,8 @@ final class FencedRequestInterceptor implements MethodInterceptor {
         if (fenced.lease() != null) {
             String expected = fenced.lease().evaluate("the lease", target, args);
             if (!expected.equals(token.lease())) {
-                throw FencingRefusal.tokenRequired(resource, "The " + FencingTokenHeader.NAME + " header carries a "
+                throw FencingRefusal.tokenRequired(resource, FencingRefusal.Missing.OTHER_LEASE, "The "
+                        + FencingTokenHeader.NAME + " header carries a "
                         + "token of lease '" + token.lease() + "', but resource '" + resource + "' is written under "
                         + "lease '" + expected + "': tokens of different leases cannot be compared.");
             }
@@ -65,7 +66,7 @@ final class FencedRequestInterceptor implements MethodInterceptor {
     private static FencingToken token(HttpServletRequest request, String resource) {
         List<String> lines = Collections.list(request.getHeaders(FencingTokenHeader.NAME));
         if (lines.isEmpty()) {
-            throw FencingRefusal.tokenRequired(resource, "The request has no " + FencingTokenHeader.NAME
+            throw FencingRefusal.tokenRequired(resource, FencingRefusal.Missing.HEADER, "The request has no " + FencingTokenHeader.NAME
                     + " header.");
         }
         try {
@@ -74,7 +75,7 @@ final class FencedRequestInterceptor implements MethodInterceptor {
             return token;
         }
         catch (IllegalArgumentException malformed) {
-            throw FencingRefusal.tokenRequired(resource, malformed.getMessage());
+            throw FencingRefusal.tokenRequired(resource, FencingRefusal.Missing.MALFORMED, malformed.getMessage());
         }
     }
 

@@ -101,8 +101,11 @@ class FencedCallsEndToEndTest {
     void aCallOutsideAnyLeaseIsRefusedWith428(Client client) {
         long invoice = 300 + client.ordinal();
         int before = PaymentsApp.handlerRuns.get();
+        double countedBefore = PaymentsApp.tokenRequiredCount(payments, "missing");
         HttpStatuses answer = HttpStatuses.of(catchThrowable(() -> client.post(billing, url + "/payments/" + invoice)));
         assertThat(answer.status()).isEqualTo(428);
+        assertThat(PaymentsApp.tokenRequiredCount(payments, "missing") - countedBefore)
+                .as("lease.fence.token-required{reason=missing}").isEqualTo(1);
         assertThat(answer.body()).contains("urn:lease:problem:fencing-token-required")
                 .contains("\"header\":\"Fencing-Token\"").contains("has no Fencing-Token header");
         assertThat(PaymentsApp.handlerRuns.get()).as("handler runs").isEqualTo(before);
@@ -114,9 +117,12 @@ class FencedCallsEndToEndTest {
     void aMalformedHeaderIsRefusedWith428NamingWhatIsWrong(Client client) {
         long invoice = 400 + client.ordinal();
         int before = PaymentsApp.handlerRuns.get();
+        double countedBefore = PaymentsApp.tokenRequiredCount(payments, "malformed");
         HttpStatuses answer = HttpStatuses.of(catchThrowable(
                 () -> client.post(billing, url + "/payments/" + invoice, "7;lease=invoice-" + invoice)));
         assertThat(answer.status()).isEqualTo(428);
+        assertThat(PaymentsApp.tokenRequiredCount(payments, "malformed") - countedBefore)
+                .as("lease.fence.token-required{reason=malformed}").isEqualTo(1);
         assertThat(answer.body()).contains("urn:lease:problem:fencing-token-required").contains("Fencing-Token")
                 .contains("must be a String");
         assertThat(PaymentsApp.handlerRuns.get()).isEqualTo(before);
@@ -127,12 +133,15 @@ class FencedCallsEndToEndTest {
     void aTokenOfAnotherLeaseIsRefusedWith428(Client client) {
         long invoice = 500 + client.ordinal();
         int before = PaymentsApp.handlerRuns.get();
+        double countedBefore = PaymentsApp.tokenRequiredCount(payments, "other-lease");
         Throwable thrown = catchThrowable(() -> billing.getBean(LeaseTemplate.class).execute(
                 LeaseSpec.of("another-lease", LeaseKind.CORRECTNESS).withWaitFor(seconds(30)),
                 held -> client.post(billing, url + "/payments/" + invoice)));
         HttpStatuses answer = HttpStatuses.of(thrown);
         assertThat(answer.status()).isEqualTo(428);
         assertThat(answer.body()).contains("lease 'another-lease'").contains("lease 'invoice-" + invoice + "'");
+        assertThat(PaymentsApp.tokenRequiredCount(payments, "other-lease") - countedBefore)
+                .as("lease.fence.token-required{reason=other-lease}").isEqualTo(1);
         assertThat(PaymentsApp.handlerRuns.get()).isEqualTo(before);
     }
 

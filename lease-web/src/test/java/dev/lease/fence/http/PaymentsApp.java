@@ -60,6 +60,13 @@ class PaymentsApp {
         return counter == null ? 0 : counter.count();
     }
 
+    /** Requests refused with 428 for {@code reason}, as {@code lease.fence.token-required} counts them. */
+    static double tokenRequiredCount(ConfigurableApplicationContext payments, String reason) {
+        var counter = payments.getBean(MeterRegistry.class).find("lease.fence.token-required").tag("reason", reason)
+                .counter();
+        return counter == null ? 0 : counter.count();
+    }
+
     @RestController
     static class Payments {
 
