@@ -7,6 +7,7 @@ import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.hibernate.Transaction;
 import org.hibernate.cfg.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.lease.fence.StaleTokenException;
 import dev.lease.fence.jpa.FenceColumn;
@@ -79,10 +80,12 @@ final class JpaLedgerWrites implements Ledger.Writes {
         return configuration.buildSessionFactory();
     }
 
-    /** The tables, as {@link Ledger} creates them: the fenced row of each resource starts at fence 0. */
-    static String rowTable() {
-        return "CREATE TABLE IF NOT EXISTS fault_jpa_row (resource VARCHAR(200) PRIMARY KEY, writes BIGINT NOT NULL,"
-                + " fence BIGINT NOT NULL)";
+    /** Creates the fenced row's table if needed, and the row of {@code resource} afresh at fence 0. */
+    static void reset(JdbcTemplate jdbc, String resource) {
+        jdbc.execute("CREATE TABLE IF NOT EXISTS fault_jpa_row (resource VARCHAR(200) PRIMARY KEY, writes BIGINT NOT NULL,"
+                + " fence BIGINT NOT NULL)");
+        jdbc.update("DELETE FROM fault_jpa_row WHERE resource = ?", resource);
+        jdbc.update("INSERT INTO fault_jpa_row (resource, writes, fence) VALUES (?, 0, 0)", resource);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.lease.faults;
 
 import java.util.List;
+import java.util.function.Function;
 
 import javax.sql.DataSource;
 
@@ -39,12 +40,12 @@ final class Ledger {
     private final JdbcFence fence;
     private final Check check;
     private final String resource;
-    /** Where writes go instead of the plain JdbcFence writes ({@link #jpa}, {@link #http}); null for those. */
+    /** Where writes go instead of the plain JdbcFence writes ({@link #jpa}, {@link #http}, {@link #r2dbc}); or null. */
     private final Writes writes;
 
     /** A fresh ledger for {@code resource}: creates the tables if needed and forgets earlier writes. */
     Ledger(DataSource dataSource, Check check, String resource) {
-        this(dataSource, check, resource, true, null, false);
+        this(dataSource, check, resource, true, null);
     }
 
     /**
@@ -52,7 +53,10 @@ final class Ledger {
      * database at {@code jdbcUrl}, the one {@code dataSource} reaches: the fence is the entity's column.
      */
     static Ledger jpa(DataSource dataSource, String jdbcUrl, String resource) {
-        return new Ledger(dataSource, Check.FENCED, resource, true, jdbcUrl, false);
+        return new Ledger(dataSource, Check.FENCED, resource, true, jdbc -> {
+            JpaLedgerWrites.reset(jdbc, resource);
+            return new JpaLedgerWrites(jdbcUrl, resource);
+        });
     }
 
     /**
@@ -60,11 +64,20 @@ final class Ledger {
      * the database at {@code jdbcUrl}, the one {@code dataSource} reaches: the fence is the service's.
      */
     static Ledger http(DataSource dataSource, String jdbcUrl, String resource) {
-        return new Ledger(dataSource, Check.FENCED, resource, true, jdbcUrl, true);
+        return new Ledger(dataSource, Check.FENCED, resource, true, jdbc -> new HttpLedgerWrites(jdbcUrl, resource));
     }
 
-    private Ledger(DataSource dataSource, Check check, String resource, boolean reset, String otherUrl,
-            boolean http) {
+    /**
+     * A fresh ledger for {@code resource} written through {@code R2dbcFence} in reactive transactions
+     * ({@link R2dbcLedgerWrites}) on the PostgreSQL server at {@code port}, the one {@code dataSource} reaches.
+     */
+    static Ledger r2dbc(DataSource dataSource, int port, String resource) {
+        return new Ledger(dataSource, Check.FENCED, resource, true, jdbc -> new R2dbcLedgerWrites(port, resource));
+    }
+
+    /** @param writes made once the tables are reset, when writes go elsewhere than through this JVM's JdbcFence */
+    private Ledger(DataSource dataSource, Check check, String resource, boolean reset,
+            Function<JdbcTemplate, Writes> writes) {
         this.jdbc = new JdbcTemplate(dataSource);
         this.tx = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         this.fence = new JdbcFence(jdbc);
@@ -76,19 +89,13 @@ final class Ledger {
                     + " resource VARCHAR(200) NOT NULL, token BIGINT NOT NULL, write_id BIGINT NOT NULL)");
             jdbc.update("DELETE FROM fault_ledger WHERE resource = ?", resource);
             jdbc.update("DELETE FROM " + JdbcFence.TABLE + " WHERE resource = ?", resource);
-            if (otherUrl != null && !http) {
-                jdbc.execute(JpaLedgerWrites.rowTable());
-                jdbc.update("DELETE FROM fault_jpa_row WHERE resource = ?", resource);
-                jdbc.update("INSERT INTO fault_jpa_row (resource, writes, fence) VALUES (?, 0, 0)", resource);
-            }
         }
-        this.writes = otherUrl == null ? null
-                : http ? new HttpLedgerWrites(otherUrl, resource) : new JpaLedgerWrites(otherUrl, resource);
+        this.writes = writes == null ? null : writes.apply(jdbc);
     }
 
     /** A ledger another process reset: a child JVM writes to its parent's. */
     static Ledger attach(DataSource dataSource, Check check, String resource) {
-        return new Ledger(dataSource, check, resource, false, null, false);
+        return new Ledger(dataSource, check, resource, false, null);
     }
 
     /**
