@@ -1,30 +1,19 @@
 package dev.lease.kubernetes;
 
 import java.time.Duration;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseList;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
-import io.fabric8.kubernetes.client.dsl.Resource;
 
-import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
 
@@ -42,7 +31,7 @@ import dev.lease.spi.LeaseBackend;
  *
  * <p>Expiry is judged as client-go judges it: a competitor takes over a held Lease only after it has itself observed
  * the object unchanged (same {@code resourceVersion}) for the lease duration written in it, measured on its own
- * monotonic clock from the moment its read returned, plus a margin ({@link #takeoverMarginNanos}). Wall clocks of different nodes are never compared;
+ * monotonic clock from the moment its read returned, plus a margin ({@link Observations#takeoverMarginNanos}). Wall clocks of different nodes are never compared;
  * {@code renewTime} and {@code acquireTime} are written for people and other tools only. The holder writes a duration
  * of its ttl rounded up to whole seconds and counts its own validity from before its request, so its validity ends
  * before any competitor can take over (as long as the two clocks' rates differ by less than the margin). Every renewal writes a
@@ -51,13 +40,13 @@ import dev.lease.spi.LeaseBackend;
  * <p>The backend uses, and never closes, the {@link KubernetesClient} it is given. It needs {@code get},
  * {@code create}, {@code update} and {@code watch} on {@code leases} in its namespace.
  */
-public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeaseBackend.KubernetesGrant> {
+public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesGrant> {
 
     /** The id used in {@code lease.backend}. */
     public static final String ID = "kubernetes";
 
-    /** Marks the Lease object with the grant request that wrote it, so that an abandoned request finds its own. */
-    static final String ATTEMPT_ANNOTATION = "lease.dev/attempt";
+    /** How many observations of held Lease objects are kept at most; see {@link Observations}. */
+    static final int OBSERVATION_LIMIT = 10_000;
 
     private static final Log log = LogFactory.getLog(KubernetesLeaseBackend.class);
 
@@ -66,18 +55,9 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
     private final LeaseObjectNames names;
     private final String holderIdentity;
     private final ServerVersion serverVersion;
-    /** How many observations of held Lease objects are kept at most; see {@link Observations}. */
-    static final int OBSERVATION_LIMIT = 10_000;
-
+    private final LeaseObjects objects;
     private final Observations observed;
-    /**
-     * The highest token granted here, over all names: a last check that the server keeps KEP-5504's promise. One
-     * number, not one per name (names may be per entity and unbounded), and a stronger check: resourceVersions are
-     * cluster-wide, so a grant's write must get a greater one than every write that completed before it was sent,
-     * whatever the name. Each request compares with the value read before it is sent, never with grants completing
-     * meanwhile (those may rightly carry greater versions), so a server keeping its promise is never refused.
-     */
-    private final AtomicLong highestToken = new AtomicLong();
+    private final ResourceVersionTokens tokens;
     private final ObjectWatches watches;
     private final boolean useWatches;
 
@@ -120,8 +100,11 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
                     + "a name unique to this application instance, such as the pod name.");
         }
         this.holderIdentity = holderIdentity;
+        this.objects = new LeaseObjects(client, namespace, holderIdentity);
         this.watches = new ObjectWatches(client, namespace);
         this.serverVersion = ServerVersion.of(client.getKubernetesVersion());
+        this.tokens = new ResourceVersionTokens(
+                () -> "the API server at " + client.getMasterUrl() + " reports " + serverVersion.text());
         if (!serverVersion.comparesResourceVersions()) {
             log.info("Kubernetes API server " + client.getMasterUrl() + " is " + serverVersion.text()
                     + ": its resourceVersions are opaque, so Kubernetes leases are EFFICIENCY-only (no fencing tokens)");
@@ -165,20 +148,20 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
     public Optional<KubernetesGrant> tryAcquire(GrantRequest request) throws Exception {
         String name = request.name();
         String objectName = names.objectName(name);
-        long tokenFloor = highestToken.get();
-        Lease current = leases().withName(objectName).get();
+        long tokenFloor = tokens.floor();
+        Lease current = objects.read(objectName);
         long readAt = System.nanoTime();
-        int duration = durationSeconds(request.ttl());
+        int duration = LeaseObjects.durationSeconds(request.ttl());
         Lease written;
         try {
             if (current == null) {
-                written = leases().resource(newLease(objectName, request.attempt(), duration)).create();
+                written = objects.create(objectName, request.attempt(), duration);
             }
             else {
-                if (heldUnexpired(objectName, current, readAt, request.ttl())) {
+                if (observed.heldUnexpired(objectName, current, readAt, request.ttl())) {
                     return Optional.empty();
                 }
-                written = leases().resource(taken(current, request.attempt(), duration)).update();
+                written = objects.take(current, request.attempt(), duration);
             }
         }
         catch (KubernetesClientException ex) {
@@ -192,10 +175,11 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
             throw ex;
         }
         observed.forget(objectName);
-        KubernetesGrant grant = new KubernetesGrant(name,
-                issuesFencingTokens() ? token(name, written, tokenFloor) : null, written);
+        Long token = issuesFencingTokens()
+                ? tokens.of(name, written, tokenFloor, () -> objects.freeQuietly(name, written)) : null;
+        KubernetesGrant grant = new KubernetesGrant(name, token, written);
         log.debug("Lease '" + name + "' acquired as Lease " + namespace + "/" + objectName + " by " + holderIdentity
-                + (grant.token != null ? " (token " + grant.token + ")" : ""));
+                + grant.tokenText());
         return Optional.of(grant);
     }
 
@@ -212,53 +196,29 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
             throws java.io.IOException {
         Lease now;
         try {
-            now = leases().withName(objectName).get();
+            now = objects.read(objectName);
         }
         catch (KubernetesClientException ex) {
             // Cannot tell whose write it was: a failure (abandoned, so freed if ours), not "busy" for the duration.
             ex.addSuppressed(conflict);
             throw ex;
         }
-        if (now != null && now.getSpec() != null && holderIdentity.equals(now.getSpec().getHolderIdentity())
-                && request.attempt().equals(annotation(now))) {
+        if (objects.writtenBy(now, request.attempt())) {
             throw new java.io.IOException("Lease '" + request.name() + "': the write of this grant request reached "
                     + "Lease " + namespace + "/" + objectName + ", but its answer was lost and the retried write got "
                     + "409; the request is given up and its object freed", conflict);
         }
     }
 
-    /**
-     * Whether the Lease is held by someone (us included: this instance's grants are not re-entrant) and not yet
-     * expired as observed here: unchanged since our first read of this resourceVersion for less than its duration.
-     */
-    private boolean heldUnexpired(String objectName, Lease current, long readAt, Duration ttl) {
-        LeaseSpec spec = current.getSpec();
-        if (spec == null || spec.getHolderIdentity() == null || spec.getHolderIdentity().isEmpty()) {
-            // Free: nobody's expiry to judge any more (a later holder is observed afresh).
-            observed.forget(objectName);
-            return false;
-        }
-        String version = current.getMetadata().getResourceVersion();
-        long firstSeenAt = observed.firstSeenAt(objectName, version, readAt);
-        Integer seconds = spec.getLeaseDurationSeconds();
-        // A holder that wrote no (or no positive) duration is given our own ttl, rounded up as we would write it.
-        long durationNanos = TimeUnit.SECONDS.toNanos(seconds != null && seconds > 0 ? seconds : durationSeconds(ttl));
-        return readAt - firstSeenAt < durationNanos + takeoverMarginNanos(durationNanos);
-    }
-
     @Override
     public boolean renew(KubernetesGrant grant) throws Exception {
-        Lease last = grant.last;
-        Lease next = new LeaseBuilder(last).editSpec()
-                .withRenewTime(after(last.getSpec().getRenewTime()))
-                .endSpec().build();
         try {
-            grant.last = leases().resource(next).update();
+            grant.wrote(objects.renew(grant.last()));
             return true;
         }
         catch (KubernetesClientException ex) {
             if (ex.getCode() == 409 || ex.getCode() == 404) {
-                log.debug("Lease '" + grant.name + "'" + tokenText(grant) + " was written or deleted by someone else ("
+                log.debug("Lease '" + grant.name() + "'" + grant.tokenText() + " was written or deleted by someone else ("
                         + ex.getCode() + "): lost");
                 return false;
             }
@@ -270,12 +230,12 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
     @Override
     public void release(KubernetesGrant grant) throws Exception {
         try {
-            leases().resource(freed(grant.last)).update();
-            log.debug("Lease '" + grant.name + "'" + tokenText(grant) + " released");
+            objects.free(grant.last());
+            log.debug("Lease '" + grant.name() + "'" + grant.tokenText() + " released");
         }
         catch (KubernetesClientException ex) {
             if (ex.getCode() == 409 || ex.getCode() == 404) {
-                log.debug("Lease '" + grant.name + "'" + tokenText(grant) + " was no longer ours to release ("
+                log.debug("Lease '" + grant.name() + "'" + grant.tokenText() + " was no longer ours to release ("
                         + ex.getCode() + ")");
                 return;
             }
@@ -290,14 +250,12 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
     @Override
     public void abandon(GrantRequest request) throws Exception {
         String objectName = names.objectName(request.name());
-        Lease current = leases().withName(objectName).get();
-        if (current == null || current.getSpec() == null
-                || !holderIdentity.equals(current.getSpec().getHolderIdentity())
-                || !request.attempt().equals(annotation(current))) {
+        Lease current = objects.read(objectName);
+        if (!objects.writtenBy(current, request.attempt())) {
             return;
         }
         try {
-            leases().resource(freed(current)).update();
+            objects.free(current);
             log.info("Lease '" + request.name() + "': freed Lease " + namespace + "/" + objectName
                     + " written by a grant request that failed or was interrupted");
         }
@@ -353,162 +311,8 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesLeas
         }
     }
 
-    private NonNamespaceOperation<Lease, LeaseList, Resource<Lease>> leases() {
-        return client.leases().inNamespace(namespace);
-    }
-
-    private Lease newLease(String objectName, String attempt, int duration) {
-        ZonedDateTime now = now();
-        return new LeaseBuilder()
-                .withNewMetadata().withName(objectName).withNamespace(namespace)
-                .addToAnnotations(ATTEMPT_ANNOTATION, attempt).endMetadata()
-                .withNewSpec().withHolderIdentity(holderIdentity).withLeaseDurationSeconds(duration)
-                .withAcquireTime(now).withRenewTime(now).withLeaseTransitions(0).endSpec()
-                .build();
-    }
-
-    /** The object as read, taken by us: the update carries the read resourceVersion, so it is conditional on it. */
-    private Lease taken(Lease current, String attempt, int duration) {
-        LeaseSpec spec = current.getSpec();
-        int transitions = spec == null || spec.getLeaseTransitions() == null ? 0 : spec.getLeaseTransitions();
-        ZonedDateTime now = after(spec == null ? null : spec.getRenewTime());
-        return new LeaseBuilder(current)
-                .editMetadata().addToAnnotations(ATTEMPT_ANNOTATION, attempt).endMetadata()
-                .editOrNewSpec().withHolderIdentity(holderIdentity).withLeaseDurationSeconds(duration)
-                .withAcquireTime(now).withRenewTime(now).withLeaseTransitions(transitions + 1).endSpec()
-                .build();
-    }
-
-    private static Lease freed(Lease last) {
-        return new LeaseBuilder(last)
-                .editMetadata().removeFromAnnotations(ATTEMPT_ANNOTATION).endMetadata()
-                .editOrNewSpec().withHolderIdentity(null).withRenewTime(after(last.getSpec() == null ? null
-                        : last.getSpec().getRenewTime())).endSpec()
-                .build();
-    }
-
-    /**
-     * The token of the write that just granted {@code name}: its resourceVersion as a number, refused unless it is a
-     * positive integer greater than every token granted here before the request was sent ({@code floor}); a server
-     * keeping KEP-5504's promise passes.
-     */
-    private long token(String name, Lease written, long floor) {
-        String version = written.getMetadata().getResourceVersion();
-        long token;
-        try {
-            token = Long.parseLong(version);
-        }
-        catch (NumberFormatException | NullPointerException ex) {
-            token = -1;
-        }
-        long value = token;
-        // Strictly greater: a token equal to an earlier one would let two holders pass the same fence.
-        if (value <= 0 || value <= floor) {
-            String why = value <= 0 ? "its resourceVersion '" + version + "' is not a positive integer"
-                    : "its resourceVersion " + value + " is not greater than the token " + floor
-                            + " granted earlier here";
-            freeQuietly(name, written);
-            throw new IllegalStateException("Lease '" + name + "' was granted, but " + why + ", so it cannot serve as "
-                    + "a fencing token (the API server at " + client.getMasterUrl() + " reports " + serverVersion.text()
-                    + "; comparable resourceVersions need " + ServerVersion.COMPARABLE_RESOURCE_VERSIONS.text() + "+). "
-                    + "The grant was given up.");
-        }
-        highestToken.accumulateAndGet(value, Math::max);
-        return value;
-    }
-
     /** How many observations of held Lease objects are kept, for tests. */
     int observations() {
         return observed.size();
-    }
-
-    private void freeQuietly(String name, Lease written) {
-        try {
-            leases().resource(freed(written)).update();
-        }
-        catch (RuntimeException ex) {
-            log.warn("Lease '" + name + "': could not free the Lease object of a refused grant; it expires after "
-                    + "its duration: " + ex);
-        }
-    }
-
-    private static String annotation(Lease lease) {
-        Map<String, String> annotations = lease.getMetadata().getAnnotations();
-        return annotations == null ? null : annotations.get(ATTEMPT_ANNOTATION);
-    }
-
-    /**
-     * How much longer than the lease duration a competitor waits before it takes over: a tenth of the duration, at
-     * least one second. Without it, a ttl of whole seconds leaves the holder's validity and the takeover apart only by
-     * the request's latency, and safety would rest on the two monotonic clocks running at exactly the same rate. Clocks
-     * kept by NTP differ in rate by well under 0.1%, so a tenth leaves room for far worse ones (a drifting VM clock);
-     * the second covers what a share of a short lease cannot: timer and scheduling delays on a loaded host, and the
-     * holder's thread noticing the end of its validity. It only ever delays a takeover, never a release.
-     */
-    static long takeoverMarginNanos(long durationNanos) {
-        return Math.max(TimeUnit.SECONDS.toNanos(1), durationNanos / 10);
-    }
-
-    /** The ttl in whole seconds, rounded up (a competitor waits at least the ttl), at least one. */
-    static int durationSeconds(Duration ttl) {
-        long seconds = ttl.getSeconds() + (ttl.getNano() > 0 ? 1 : 0);
-        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, seconds));
-    }
-
-    private static ZonedDateTime now() {
-        return ZonedDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.MICROS);
-    }
-
-    /**
-     * Now, or a microsecond after {@code previous} when the wall clock has not moved past it: every write must change
-     * the object, and an update that changes nothing bumps no resourceVersion.
-     */
-    static ZonedDateTime after(ZonedDateTime previous) {
-        ZonedDateTime now = now();
-        if (previous != null && !now.isAfter(previous)) {
-            return previous.plus(1, ChronoUnit.MICROS);
-        }
-        return now;
-    }
-
-    private static String tokenText(KubernetesGrant grant) {
-        return grant.token != null ? " (token " + grant.token + ")" : "";
-    }
-
-    /**
-     * A grant of this backend: the lease name, the token (the acquiring write's resourceVersion) and the Lease object
-     * as last written, whose resourceVersion the next renewal or the release is conditional on. Equal only to itself.
-     */
-    static final class KubernetesGrant implements Grant {
-
-        private final String name;
-        private final Long token;
-        private volatile Lease last;
-
-        KubernetesGrant(String name, Long token, Lease last) {
-            this.name = name;
-            this.token = token;
-            this.last = last;
-        }
-
-        @Override
-        public String name() {
-            return name;
-        }
-
-        @Override
-        public OptionalLong token() {
-            return token == null ? OptionalLong.empty() : OptionalLong.of(token);
-        }
-
-        /** The resourceVersion the next write of this grant is conditional on. */
-        String resourceVersion() {
-            return last.getMetadata().getResourceVersion();
-        }
-
-        @Override
-        public String toString() {
-            return "KubernetesGrant[" + name + (token != null ? ", token " + token : "") + "]";
-        }
     }
 }

@@ -99,7 +99,7 @@ class KubernetesFailoverTest {
             long token = held.get().token().value();
             // The other instance reads the Lease often, before and while the holder is cut off, so that it sees
             // each of the holder's renewals at once and starts counting the lease duration right after the last one.
-            AtomicReference<KubernetesLeaseBackend.KubernetesGrant> successor = new AtomicReference<>();
+            AtomicReference<KubernetesGrant> successor = new AtomicReference<>();
             AtomicBoolean holderValidAtTakeover = new AtomicBoolean(true);
             AtomicReference<Throwable> failed = new AtomicReference<>();
             CountDownLatch watching = new CountDownLatch(20);

@@ -17,7 +17,7 @@ import dev.lease.spi.LeaseBackend;
  * Waiters poll here: the mock server stalls for seconds whenever a watch closes ({@code KubernetesWatchTest} covers
  * waking on a watch).
  */
-class KubernetesLeaseBackendContractTest extends LeaseBackendContractTest<KubernetesLeaseBackend.KubernetesGrant> {
+class KubernetesLeaseBackendContractTest extends LeaseBackendContractTest<KubernetesGrant> {
 
     private static MockApiServer server;
     private static KubernetesClient firstClient;
@@ -45,12 +45,12 @@ class KubernetesLeaseBackendContractTest extends LeaseBackendContractTest<Kubern
     }
 
     @Override
-    protected LeaseBackend<KubernetesLeaseBackend.KubernetesGrant> backend() {
+    protected LeaseBackend<KubernetesGrant> backend() {
         return first;
     }
 
     @Override
-    protected LeaseBackend<KubernetesLeaseBackend.KubernetesGrant> secondBackend() {
+    protected LeaseBackend<KubernetesGrant> secondBackend() {
         return second;
     }
 

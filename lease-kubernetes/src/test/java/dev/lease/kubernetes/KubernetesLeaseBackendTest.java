@@ -123,13 +123,13 @@ class KubernetesLeaseBackendTest {
 
     @Test
     void tokensAreTheAcquiringWritesResourceVersionAndRiseAcrossDeleteAndRecreate() throws Exception {
-        KubernetesLeaseBackend.KubernetesGrant one = grant(first, seconds(5)).orElseThrow();
+        KubernetesGrant one = grant(first, seconds(5)).orElseThrow();
         assertThat(one.token().getAsLong()).as("token = resourceVersion of the acquiring write")
                 .isEqualTo(Long.parseLong(one.resourceVersion()));
         first.release(one);
         client.leases().inNamespace("test").withName("lease-" + name).delete();
         await().atMost(seconds(10)).until(() -> client.leases().inNamespace("test").withName("lease-" + name).get() == null);
-        KubernetesLeaseBackend.KubernetesGrant two = grant(second, seconds(5)).orElseThrow();
+        KubernetesGrant two = grant(second, seconds(5)).orElseThrow();
         Lease stored = client.leases().inNamespace("test").withName("lease-" + name).get();
         assertThat(two.token().getAsLong()).as("token after re-creation").isGreaterThan(one.token().getAsLong())
                 .isEqualTo(Long.parseLong(stored.getMetadata().getResourceVersion()));
@@ -143,7 +143,7 @@ class KubernetesLeaseBackendTest {
      */
     @Test
     void aGrantWhoseResourceVersionRepeatsAnEarlierTokenIsRefused() throws Exception {
-        KubernetesLeaseBackend.KubernetesGrant one = grant(first, seconds(5)).orElseThrow();
+        KubernetesGrant one = grant(first, seconds(5)).orElseThrow();
         first.release(one);
         server.answerNextLeaseWriteWithVersion(String.valueOf(one.token().getAsLong()));
         GrantRequest repeated = new GrantRequest(name, seconds(5), reason -> { });
@@ -152,7 +152,7 @@ class KubernetesLeaseBackendTest {
                 .hasMessageContaining("is not greater than the token " + one.token().getAsLong());
         first.abandon(repeated);
         assertThat(stored().getSpec().getHolderIdentity()).as("the refused grant's object freed").isNull();
-        KubernetesLeaseBackend.KubernetesGrant three = grant(first, seconds(5)).orElseThrow();
+        KubernetesGrant three = grant(first, seconds(5)).orElseThrow();
         assertThat(three.token().getAsLong()).isGreaterThan(one.token().getAsLong());
         first.release(three);
     }
@@ -167,14 +167,14 @@ class KubernetesLeaseBackendTest {
         KubernetesLeaseBackend bounded = new KubernetesLeaseBackend(client, "test", "lease-", "bounded", false, 5);
         long lastToken = 0;
         for (int i = 0; i < 30; i++) {
-            KubernetesLeaseBackend.KubernetesGrant grant = bounded.tryAcquire(
+            KubernetesGrant grant = bounded.tryAcquire(
                     new GrantRequest(name + "-" + i, seconds(5), reason -> { })).orElseThrow();
             assertThat(grant.token().getAsLong()).isGreaterThan(lastToken);
             lastToken = grant.token().getAsLong();
             bounded.release(grant);
         }
         assertThat(bounded.observations()).as("acquired and released").isZero();
-        java.util.List<KubernetesLeaseBackend.KubernetesGrant> held = new java.util.ArrayList<>();
+        java.util.List<KubernetesGrant> held = new java.util.ArrayList<>();
         for (int i = 0; i < 12; i++) {
             held.add(second.tryAcquire(new GrantRequest(name + "-busy-" + i, seconds(30), reason -> { }))
                     .orElseThrow());
@@ -182,7 +182,7 @@ class KubernetesLeaseBackendTest {
                     .isEmpty();
         }
         assertThat(bounded.observations()).as("busy names given up on, at most the limit").isEqualTo(5);
-        for (KubernetesLeaseBackend.KubernetesGrant grant : held) {
+        for (KubernetesGrant grant : held) {
             second.release(grant);
         }
         for (int i = 7; i < 12; i++) {
@@ -250,7 +250,7 @@ class KubernetesLeaseBackendTest {
             return l;
         });
         assertThat(freed.getSpec().getHolderIdentity()).isNull();
-        KubernetesLeaseBackend.KubernetesGrant grant = grant(first, seconds(5)).orElseThrow();
+        KubernetesGrant grant = grant(first, seconds(5)).orElseThrow();
         String before = grant.resourceVersion();
         ZonedDateTime renewedBefore = stored().getSpec().getRenewTime();
         assertThat(first.renew(grant)).isTrue();
@@ -283,7 +283,7 @@ class KubernetesLeaseBackendTest {
 
     @Test
     void aRenewalRacingAnotherWriteIsALoss() throws Exception {
-        KubernetesLeaseBackend.KubernetesGrant grant = grant(first, seconds(5)).orElseThrow();
+        KubernetesGrant grant = grant(first, seconds(5)).orElseThrow();
         server.beforeNextLeaseUpdate(stored -> server.write(new LeaseBuilder(stored).editSpec()
                 .withHolderIdentity("rival").endSpec().build()));
         assertThat(first.renew(grant)).isFalse();
@@ -299,14 +299,14 @@ class KubernetesLeaseBackendTest {
     void expiryIsJudgedOnTheCompetitorsOwnClockWhateverRenewTimeSays() throws Exception {
         for (long skewHours : new long[] {-1, 1}) {
             String lease = name + (skewHours < 0 ? "-behind" : "-ahead");
-            KubernetesLeaseBackend.KubernetesGrant held = first.tryAcquire(
+            KubernetesGrant held = first.tryAcquire(
                     new GrantRequest(lease, Duration.ofSeconds(1), reason -> { })).orElseThrow();
             ZonedDateTime skewed = ZonedDateTime.now(ZoneOffset.UTC).plusHours(skewHours);
             Lease stored = client.leases().inNamespace("test").withName("lease-" + lease).get();
             server.write(new LeaseBuilder(stored).editSpec().withRenewTime(skewed).withAcquireTime(skewed).endSpec()
                     .build());
             long start = System.nanoTime();
-            AtomicReference<KubernetesLeaseBackend.KubernetesGrant> taken = new AtomicReference<>();
+            AtomicReference<KubernetesGrant> taken = new AtomicReference<>();
             await().atMost(seconds(15)).pollInterval(Duration.ofMillis(20)).until(() -> {
                 second.tryAcquire(new GrantRequest(lease, seconds(5), reason -> { })).ifPresent(taken::set);
                 return taken.get() != null;
@@ -323,17 +323,17 @@ class KubernetesLeaseBackendTest {
 
     @Test
     void competitorsWaitATenthOfTheLeaseDurationMoreAndAtLeastASecond() {
-        assertThat(KubernetesLeaseBackend.takeoverMarginNanos(Duration.ofSeconds(2).toNanos()))
+        assertThat(Observations.takeoverMarginNanos(Duration.ofSeconds(2).toNanos()))
                 .isEqualTo(Duration.ofSeconds(1).toNanos());
-        assertThat(KubernetesLeaseBackend.takeoverMarginNanos(Duration.ofSeconds(30).toNanos()))
+        assertThat(Observations.takeoverMarginNanos(Duration.ofSeconds(30).toNanos()))
                 .isEqualTo(Duration.ofSeconds(3).toNanos());
     }
 
     @Test
     void theLeaseDurationIsTheTtlRoundedUpToWholeSeconds() {
-        assertThat(KubernetesLeaseBackend.durationSeconds(Duration.ofMillis(1500))).isEqualTo(2);
-        assertThat(KubernetesLeaseBackend.durationSeconds(Duration.ofSeconds(2))).isEqualTo(2);
-        assertThat(KubernetesLeaseBackend.durationSeconds(Duration.ofMillis(1))).isEqualTo(1);
+        assertThat(LeaseObjects.durationSeconds(Duration.ofMillis(1500))).isEqualTo(2);
+        assertThat(LeaseObjects.durationSeconds(Duration.ofSeconds(2))).isEqualTo(2);
+        assertThat(LeaseObjects.durationSeconds(Duration.ofMillis(1))).isEqualTo(1);
     }
 
     @Test
@@ -349,7 +349,7 @@ class KubernetesLeaseBackendTest {
         assertThat(grant(second, seconds(5))).isPresent();
     }
 
-    private Optional<KubernetesLeaseBackend.KubernetesGrant> grant(KubernetesLeaseBackend backend, Duration ttl)
+    private Optional<KubernetesGrant> grant(KubernetesLeaseBackend backend, Duration ttl)
             throws Exception {
         return backend.tryAcquire(new GrantRequest(name, ttl, reason -> { }));
     }

@@ -61,7 +61,7 @@ class KubernetesWatchAndLeadershipTest {
     @Test
     void aWaiterIsWokenByTheReleaseThroughAWatch() throws Exception {
         String name = "watched";
-        KubernetesLeaseBackend.KubernetesGrant held = first.tryAcquire(new GrantRequest(name, seconds(30), r -> { }))
+        KubernetesGrant held = first.tryAcquire(new GrantRequest(name, seconds(30), r -> { }))
                 .orElseThrow();
         assertThat(second.tryAcquire(new GrantRequest(name, seconds(30), r -> { }))).isEmpty();
         int watchesBefore = server.watchRequests();

@@ -20,7 +20,7 @@ import dev.lease.spi.LeaseBackend;
  * with fencing tokens; before, as an efficiency-only backend.
  */
 @EnabledIfSystemProperty(named = "lease-it.kubernetes", matches = "true")
-class RealClusterContractTest extends LeaseBackendContractTest<KubernetesLeaseBackend.KubernetesGrant> {
+class RealClusterContractTest extends LeaseBackendContractTest<KubernetesGrant> {
 
     private static final String NAMESPACE = System.getProperty("lease-it.namespace", "default");
 
@@ -44,12 +44,12 @@ class RealClusterContractTest extends LeaseBackendContractTest<KubernetesLeaseBa
     }
 
     @Override
-    protected LeaseBackend<KubernetesLeaseBackend.KubernetesGrant> backend() {
+    protected LeaseBackend<KubernetesGrant> backend() {
         return first;
     }
 
     @Override
-    protected LeaseBackend<KubernetesLeaseBackend.KubernetesGrant> secondBackend() {
+    protected LeaseBackend<KubernetesGrant> secondBackend() {
         return second;
     }
 
