@@ -21,7 +21,6 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.client.RestClient;
 
 import dev.lease.fence.Fence;
-import dev.lease.fence.JdbcFence;
 import dev.lease.fence.StaleTokenException;
 import dev.lease.fence.http.FencedRequest;
 import dev.lease.fence.http.FencingTokenHeader;
@@ -103,9 +102,7 @@ final class HttpLedgerWrites implements Ledger.Writes {
             @Bean
             @Primary
             Fence mutantFence(JdbcTemplate jdbc) {
-                return (resource, token) -> jdbc.update("INSERT INTO " + JdbcFence.TABLE + " (resource, fence) VALUES"
-                        + " (?, ?) ON CONFLICT (resource) DO UPDATE SET fence = EXCLUDED.fence", resource,
-                        token.value());
+                return (resource, token) -> Ledger.moveWithoutComparing(jdbc, resource, token);
             }
         }
     }

@@ -27,8 +27,10 @@ import dev.lease.fence.Fence;
  * out with {@link FencedHttpClients}), and {@link FencedRequest} on Spring MVC handlers, checked against the
  * application's {@link Fence} bean.
  */
+// After the registries, as LeaseMetricsAutoConfiguration: @ConditionalOnBean(MeterRegistry) must see the one Boot makes.
 @AutoConfiguration(afterName = {"dev.lease.autoconfigure.JdbcFenceAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
 public class FencedHttpAutoConfiguration {
 
     /** Instantiated by Spring Boot when the auto-configuration applies; applications do not create it. */

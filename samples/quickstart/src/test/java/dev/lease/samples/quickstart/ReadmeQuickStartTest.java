@@ -3,9 +3,9 @@ package dev.lease.samples.quickstart;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
-import java.io.StringWriter;
 import java.lang.reflect.Method;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -50,7 +50,7 @@ class ReadmeQuickStartTest {
                 .findFirst().orElseThrow();
         assertThat(dependencies(dependencies.text()))
                 .as("the dependencies the README lists, against those samples/quickstart is built with")
-                .isEqualTo(dependencies(pomDependencies(root.resolve("samples/quickstart/pom.xml"))));
+                .isEqualTo(pomDependencies(root.resolve("samples/quickstart/pom.xml")));
 
         List<Path> sources = new ArrayList<>();
         for (MarkdownBlocks.Block file : files) {
@@ -103,14 +103,10 @@ class ReadmeQuickStartTest {
         List<String> arguments = new ArrayList<>(List.of("-d", classes.toString(), "-parameters", "-proc:none",
                 "-classpath", classpath.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator))));
         sources.forEach(source -> arguments.add(source.toString()));
-        StringWriter errors = new StringWriter();
-        int status = javac.run(null, null, new java.io.OutputStream() {
-            @Override
-            public void write(int b) {
-                errors.write(b);
-            }
-        }, arguments.toArray(String[]::new));
-        assertThat(status).as("javac on the README's quick start:%n%s", errors).isZero();
+        ByteArrayOutputStream errors = new ByteArrayOutputStream();
+        int status = javac.run(null, null, errors, arguments.toArray(String[]::new));
+        assertThat(status).as("javac on the README's quick start:%n%s", errors.toString(StandardCharsets.UTF_8))
+                .isZero();
     }
 
     /** The test class path minus this module's own classes: what the listed dependencies bring. */
@@ -139,24 +135,14 @@ class ReadmeQuickStartTest {
         throw new AssertionError("no class with a main method among " + sources);
     }
 
-    private static String pomDependencies(Path pom) throws Exception {
+    /** The coordinates of {@code pom}'s own dependencies, test-scoped ones left out. */
+    private static Set<String> pomDependencies(Path pom) throws Exception {
         Element project = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(pom.toFile()).getDocumentElement();
         for (Node node = project.getFirstChild(); node != null; node = node.getNextSibling()) {
             if (node instanceof Element element && element.getTagName().equals("dependencies")) {
-                StringBuilder xml = new StringBuilder();
-                NodeList children = element.getElementsByTagName("dependency");
-                for (int i = 0; i < children.getLength(); i++) {
-                    Element dependency = (Element) children.item(i);
-                    if (!"test".equals(text(dependency, "scope"))) {
-                        xml.append("<dependency><groupId>").append(text(dependency, "groupId")).append("</groupId><artifactId>")
-                                .append(text(dependency, "artifactId")).append("</artifactId>");
-                        if (text(dependency, "scope") != null) {
-                            xml.append("<scope>").append(text(dependency, "scope")).append("</scope>");
-                        }
-                        xml.append("</dependency>");
-                    }
-                }
-                return xml.toString();
+                Set<String> coordinates = coordinates(element);
+                coordinates.removeIf(coordinate -> coordinate.endsWith(":test"));
+                return coordinates;
             }
         }
         throw new AssertionError(pom + " has no dependencies");
@@ -164,11 +150,14 @@ class ReadmeQuickStartTest {
 
     /** {@code groupId:artifactId:scope} of each dependency in a run of {@code <dependency>} elements. */
     private static Set<String> dependencies(String xml) throws Exception {
-        Element wrapper = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+        return coordinates(DocumentBuilderFactory.newInstance().newDocumentBuilder()
                 .parse(new ByteArrayInputStream(("<dependencies>" + xml + "</dependencies>").getBytes(StandardCharsets.UTF_8)))
-                .getDocumentElement();
+                .getDocumentElement());
+    }
+
+    private static Set<String> coordinates(Element dependencies) {
         Set<String> coordinates = new TreeSet<>();
-        NodeList children = wrapper.getElementsByTagName("dependency");
+        NodeList children = dependencies.getElementsByTagName("dependency");
         for (int i = 0; i < children.getLength(); i++) {
             Element dependency = (Element) children.item(i);
             String scope = text(dependency, "scope");
