@@ -27,7 +27,7 @@ final class Ours implements AutoCloseable {
 
     Ours(LeaseBackend<?> backend) {
         this.backend = backend;
-        this.kind = backend.issuesFencingTokens() ? LeaseKind.CORRECTNESS : LeaseKind.EFFICIENCY;
+        this.kind = backend.traits().issuesFencingTokens() ? LeaseKind.CORRECTNESS : LeaseKind.EFFICIENCY;
         this.engine = new LeaseEngine(BackendRouter.of(Map.of(LeaseKind.CORRECTNESS, backend, LeaseKind.EFFICIENCY, backend)),
                 new LeaseDefaults(TTL, null));
     }
@@ -38,7 +38,7 @@ final class Ours implements AutoCloseable {
 
     /** A lease of the kind {@code backend} may serve, with our ttl and a 30 s wait. */
     static LeaseSpec spec(String key, LeaseBackend<?> backend) {
-        return LeaseSpec.of(key, backend.issuesFencingTokens() ? LeaseKind.CORRECTNESS : LeaseKind.EFFICIENCY)
+        return LeaseSpec.of(key, backend.traits().issuesFencingTokens() ? LeaseKind.CORRECTNESS : LeaseKind.EFFICIENCY)
                 .withTtl(TTL).withWaitFor(Duration.ofSeconds(30));
     }
 
@@ -53,7 +53,7 @@ final class Ours implements AutoCloseable {
             context = new AnnotationConfigApplicationContext();
             context.registerBean(LeaseBackend.class, () -> backend);
             context.register(LeaseAutoConfiguration.class);
-            Class<?> type = backend.issuesFencingTokens() ? LeasedService.Fenced.class : LeasedService.Efficiency.class;
+            Class<?> type = backend.traits().issuesFencingTokens() ? LeasedService.Fenced.class : LeasedService.Efficiency.class;
             context.registerBeanDefinition("service", new RootBeanDefinition(type));
             context.refresh();
         }

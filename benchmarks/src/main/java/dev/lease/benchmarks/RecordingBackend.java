@@ -6,9 +6,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
+import dev.lease.spi.ForwardingLeaseBackend;
 import dev.lease.spi.Grant;
 import dev.lease.spi.LeaseBackend;
-import dev.lease.testing.ForwardingLeaseBackend;
 
 /** Passes everything to a backend and notes renewals: how many, and when one first failed per lease name. */
 final class RecordingBackend<G extends Grant> extends ForwardingLeaseBackend<G> {

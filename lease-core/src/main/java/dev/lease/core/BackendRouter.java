@@ -54,16 +54,17 @@ public final class BackendRouter {
     public String describe() {
         return routes.entrySet().stream()
                 .map(e -> e.getKey() + " -> " + (e.getValue() == null ? "(none)" : e.getValue().id()
-                        + (e.getValue().issuesFencingTokens() ? " (fencing tokens)"
+                        + (e.getValue().traits().issuesFencingTokens() ? " (fencing tokens)"
                                 : " (no fencing tokens: " + (e.getKey() == LeaseKind.CORRECTNESS ? "refused"
                                         : "a duplicate run stays possible") + ")")))
                 .collect(Collectors.joining(", "));
     }
 
     private static void requireFenced(LeaseBackend<?> backend, String culprit) {
-        if (!backend.issuesFencingTokens()) {
+        Optional<String> whyNotFenced = backend.traits().whyNotFenced();
+        if (whyNotFenced.isPresent()) {
             throw new LeaseConfigurationException(
-                    culprit + " cannot work: " + backend.whyNotFenced()
+                    culprit + " cannot work: " + whyNotFenced.get()
                             + ", so a holder that pauses past its lease could still write after the next holder.",
                     "route CORRECTNESS leases to a fenced backend with lease.correctness-backend: zookeeper (or jdbc), "
                             + "or declare the work kind = EFFICIENCY if a rare duplicate is harmless.");

@@ -26,7 +26,7 @@ import dev.lease.spi.LeaseBackend;
  * One grant held by this process: its monotonic validity, its renewal, and what happens when it is lost.
  *
  * <p>Validity is a deadline on the monotonic clock, set to (time before the request was sent) + ttl, less the
- * backend's {@link LeaseBackend#validityMargin margin}, and moved only by a successful renewal, the same way. The store's clock decides when the grant expires on the server;
+ * backend's {@link dev.lease.spi.BackendTraits#validityMargin margin}, and moved only by a successful renewal, the same way. The store's clock decides when the grant expires on the server;
  * the deadline only makes sure this process stops believing in the lease no later than the store could.
  */
 final class HeldLease implements Lease {
@@ -111,7 +111,8 @@ final class HeldLease implements Lease {
     public FencingToken token() {
         OptionalLong token = grant.token();
         if (token.isEmpty()) {
-            throw new IllegalStateException("Lease '" + name + "' has no fencing token: " + backend.whyNotFenced()
+            throw new IllegalStateException("Lease '" + name + "' has no fencing token: "
+                    + backend.traits().whyNotFenced().orElse("the " + backend.id() + " backend gave its grant none")
                     + ". Route work that needs a token to a fenced backend (lease.correctness-backend: zookeeper or jdbc).");
         }
         return new FencingToken(name, token.getAsLong());

@@ -553,7 +553,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
      */
     private <G extends Grant> Optional<BackendGrant<G>> tryAcquire(LeaseBackend<G> backend, GrantRequest request)
             throws Exception {
-        if (backend.boundsCallsByDeadline()) {
+        if (backend.traits().boundsCallsByDeadline()) {
             return backend.tryAcquire(request).map(grant -> new BackendGrant<>(backend, grant));
         }
         long sentAt = System.nanoTime();
@@ -640,7 +640,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
      */
     private void awaitRelease(Resolved resolved, long pause) throws InterruptedException {
         LeaseBackend<?> backend = resolved.backend();
-        if (backend.boundsCallsByDeadline()) {
+        if (backend.traits().boundsCallsByDeadline()) {
             backend.awaitRelease(resolved.name(), Duration.ofNanos(pause));
             return;
         }

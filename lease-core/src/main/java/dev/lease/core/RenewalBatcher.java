@@ -33,9 +33,10 @@ import dev.lease.spi.LeaseBackend;
  * does not hold a renewal back past its due time while the backend's I/O pool has a free thread; once every thread
  * of it hangs, batches queue there, and the local deadlines, kept by the timer, still end the leases on time).
  *
- * <p>A backend whose {@link LeaseBackend#renewsInOneCall()} is true gets one {@link LeaseBackend#renewAll} call per
- * batch, on its own I/O pool. Any other gets each renewal as its own {@link LeaseBackend#renew} call on that pool,
- * when it is due and not earlier: the one-by-one default of renewAll would put the renewals of a batch in series.
+ * <p>A backend whose {@link dev.lease.spi.BackendTraits#renewsInOneCall() traits} say it renews in one call gets one
+ * {@link LeaseBackend#renewAll} call per batch, on its own I/O pool. Any other gets each renewal as its own
+ * {@link LeaseBackend#renew} call on that pool, when it is due and not earlier: the one-by-one default of renewAll
+ * would put the renewals of a batch in series.
  *
  * <p>The timer thread only reads and changes the schedule; store calls run on the backend's I/O pool. Locks are
  * taken in the order lease, then batcher: nothing here calls into a lease while holding the batcher's lock.
@@ -73,7 +74,7 @@ final class RenewalBatcher {
     /** A backend that cannot say (its store unreachable right now) is renewed one grant at a time, which is safe. */
     private static boolean asksInOneCall(LeaseBackend<?> backend) {
         try {
-            return backend.renewsInOneCall();
+            return backend.traits().renewsInOneCall();
         }
         catch (RuntimeException ex) {
             log.warn("The " + backend.id() + " backend could not say whether it renews many grants in one call ("

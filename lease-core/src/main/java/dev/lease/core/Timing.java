@@ -5,6 +5,7 @@ import java.time.temporal.ChronoUnit;
 
 import dev.lease.Durations;
 import dev.lease.LeaseConfigurationException;
+import dev.lease.spi.BackendTraits;
 import dev.lease.spi.LeaseBackend;
 
 /**
@@ -13,7 +14,7 @@ import dev.lease.spi.LeaseBackend;
  * @param ttl how long the lease lives without renewal
  * @param renewEvery the renewal interval, less than half the ttl
  * @param validity how long after the request a grant may be relied on: the ttl less the backend's
- *        {@link LeaseBackend#validityMargin margin} (clock drift between the store's servers, say)
+ *        {@link BackendTraits#validityMargin margin} (clock drift between the store's servers, say)
  */
 record Timing(Duration ttl, Duration renewEvery, Duration validity) {
 
@@ -25,7 +26,8 @@ record Timing(Duration ttl, Duration renewEvery, Duration validity) {
         String culprit = renewEvery == null && defaults.renewEvery() != null
                 ? culpritName + " (renewEvery from lease.renew-every)" : culpritName;
         check(culprit, t, r);
-        backend.maxTtl().ifPresent(max -> {
+        BackendTraits traits = backend.traits();
+        traits.maxTtl().ifPresent(max -> {
             if (t.compareTo(max) > 0) {
                 throw new LeaseConfigurationException(culprit + ": ttl " + Durations.format(t) + " exceeds what the "
                         + backend.id() + " backend can honour (" + Durations.format(max) + ").",
@@ -33,7 +35,7 @@ record Timing(Duration ttl, Duration renewEvery, Duration validity) {
                                 + "ZooKeeper, lease.zookeeper.session-timeout and the server's maxSessionTimeout).");
             }
         });
-        Duration margin = backend.validityMargin(t);
+        Duration margin = traits.validityMargin(t);
         if (margin.isNegative() || margin.compareTo(t.minus(r)) >= 0) {
             throw new LeaseConfigurationException(culprit + ": the " + backend.id() + " backend keeps "
                     + Durations.format(margin) + " of the ttl " + Durations.format(t) + " as a safety margin, which "

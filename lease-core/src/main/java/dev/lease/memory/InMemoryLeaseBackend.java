@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
+import dev.lease.spi.BackendTraits;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
@@ -52,6 +53,10 @@ public final class InMemoryLeaseBackend implements LeaseBackend<InMemoryLeaseBac
     /** A sweep of expired, unreleased names after this many new names, so that memory stays bounded without one. */
     static final int SWEEP_EVERY = 4_096;
 
+    private static final BackendTraits TRAITS = BackendTraits.fenced()
+            .withRenewsInOneCall(true)
+            .withBoundsCallsByDeadline(true);
+
     private final Map<String, Slot> slots = new ConcurrentHashMap<>();
     private final LongSupplier wallClockMicros;
     private final AtomicLong lastIssued = new AtomicLong();
@@ -78,21 +83,13 @@ public final class InMemoryLeaseBackend implements LeaseBackend<InMemoryLeaseBac
         return ID;
     }
 
+    /**
+     * Fenced. One {@link #renewAll} call confirms a whole batch: one pass over the map. No I/O here: a grant request
+     * takes microseconds, so the engine need not hand it to another thread.
+     */
     @Override
-    public boolean issuesFencingTokens() {
-        return true;
-    }
-
-    /** One {@link #renewAll} call confirms a whole batch: one pass over the map. */
-    @Override
-    public boolean renewsInOneCall() {
-        return true;
-    }
-
-    /** No I/O here: a grant request takes microseconds, so the engine need not hand it to another thread. */
-    @Override
-    public boolean boundsCallsByDeadline() {
-        return true;
+    public BackendTraits traits() {
+        return TRAITS;
     }
 
     @Override

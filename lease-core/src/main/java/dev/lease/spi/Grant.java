@@ -19,7 +19,7 @@ public interface Grant {
     /**
      * The fencing token of this grant: strictly greater than every token previously granted for the same name.
      *
-     * @return the token; empty exactly when the backend's {@link LeaseBackend#issuesFencingTokens()} is false
+     * @return the token; empty exactly when the backend's {@link BackendTraits#issuesFencingTokens()} is false
      */
     OptionalLong token();
 }

@@ -15,7 +15,7 @@ import java.util.UUID;
  * @param deadline when the caller stops waiting for this request, as a {@link System#nanoTime()} value. A backend
  *        should not keep the caller's thread past it (for instance in a store client's retries while the store is
  *        unreachable): by then the engine has given up on the request and abandons it, see
- *        {@link LeaseBackend#boundsCallsByDeadline()}. Compare it with {@link #remaining()}, never with {@code <}.
+ *        {@link BackendTraits#boundsCallsByDeadline()}. Compare it with {@link #remaining()}, never with {@code <}.
  */
 public record GrantRequest(String name, Duration ttl, LossListener onLoss, String attempt, long deadline) {
 

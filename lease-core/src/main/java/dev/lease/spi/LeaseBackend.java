@@ -15,8 +15,8 @@ import java.util.Set;
  * <p>The rules a backend must keep, checked by the contract test suite every backend extends:
  * <ul>
  *   <li>at most one unexpired grant per name at any time, judged by the store's clock, never the JVM's;</li>
- *   <li>if {@link #issuesFencingTokens()}, every grant of a name carries a token strictly greater than all
- *       earlier grants of that name, even across restarts of the store;</li>
+ *   <li>if its {@link #traits()} say it issues fencing tokens, every grant of a name carries a token strictly
+ *       greater than all earlier grants of that name, even across restarts of the store;</li>
  *   <li>{@link #renew} and {@link #release} act only if the grant is still the current one: an expired holder
  *       never renews or releases its successor's grant.</li>
  * </ul>
@@ -34,21 +34,19 @@ public interface LeaseBackend<G extends Grant> {
     String id();
 
     /**
-     * Whether grants carry fencing tokens, which makes the backend eligible for {@code CORRECTNESS} leases.
+     * What this backend can do: whether it issues fencing tokens (and if not, why), whether it renews many grants in
+     * one call, whether its calls return by their deadline, its longest ttl and its validity margin. Start from
+     * {@link BackendTraits#fenced()} or {@link BackendTraits#unfenced(String)}; a wrapper extends
+     * {@link ForwardingLeaseBackend}, which answers what its delegate answers.
      *
-     * @return true when every {@link Grant#token()} is present
-     */
-    boolean issuesFencingTokens();
-
-    /**
-     * Why this backend may not serve {@code CORRECTNESS} leases, for error messages; only asked when
-     * {@link #issuesFencingTokens()} is false.
+     * <p>The engine asks often (at startup for the fencing, then on every grant request and wait, when a lease's
+     * timing is resolved, and once after the backend's first grant for the renewals), so the answer must be cheap and
+     * must not block on I/O. It may change over time when what it describes does (a connection that opened, a
+     * session timeout the server negotiated), but whether the backend issues fencing tokens must not.
      *
-     * @return the reason, such as "the redis backend issues no fencing tokens"
+     * @return the backend's traits
      */
-    default String whyNotFenced() {
-        return "the " + id() + " backend issues no fencing tokens";
-    }
+    BackendTraits traits();
 
     /**
      * Tries once to grant the lease, without waiting.
@@ -75,9 +73,8 @@ public interface LeaseBackend<G extends Grant> {
      * one round trip (one statement, one script call, one session heartbeat). The default renews them one by one, a
      * grant whose renewal throws counting as lost.
      *
-     * <p>The engine groups the renewals that are due on a backend whose {@link #renewsInOneCall()} is true into one
-     * call: the
-     * renewals due when the first of them falls due, plus those due within a quarter of their renewal interval
+     * <p>The engine groups the renewals that are due on a backend whose {@link BackendTraits#renewsInOneCall()} is
+     * true into one call: the renewals due when the first of them falls due, plus those due within a quarter of their renewal interval
      * after it, which are renewed early (so leases with the same timing come to share one call per interval), at most
      * a few hundred grants a call. While one call is in flight the next batch collects, and goes when the answer
      * comes, or when its first renewal is due, whichever is first. Each lease's validity is extended from the
@@ -109,19 +106,6 @@ public interface LeaseBackend<G extends Grant> {
             }
         }
         return lost;
-    }
-
-    /**
-     * Whether {@link #renewAll} confirms its grants in one round trip, so that the engine should send the renewals
-     * that are due together as one call. The default is false: the engine then renews each grant with
-     * {@link #renew} when it is due, in parallel, so that one slow grant never holds back the others. A backend that
-     * overrides {@link #renewAll} natively answers true; one that delegates to another backend (a wrapper recording
-     * calls, say) answers what its delegate answers. Asked once, after the backend's first grant.
-     *
-     * @return true when one {@link #renewAll} call costs about one round trip whatever the number of grants
-     */
-    default boolean renewsInOneCall() {
-        return false;
     }
 
     /**
@@ -157,46 +141,6 @@ public interface LeaseBackend<G extends Grant> {
      */
     default void awaitRelease(String name, Duration maxWait) throws InterruptedException {
         Thread.sleep(Math.max(1, maxWait.toMillis()));
-    }
-
-    /**
-     * Whether {@link #tryAcquire} and {@link #awaitRelease} return on their own by the request's
-     * {@link GrantRequest#deadline()} (respectively {@code maxWait}), plus a few milliseconds, even while the store
-     * is unreachable. The engine then calls them on the caller's thread. Otherwise (the default) it calls them on a
-     * helper thread and stops waiting at the deadline, because a store client may block in connection timeouts and
-     * retries for far longer than the caller agreed to wait; the request is then abandoned (its late grant, if any,
-     * released) once the call returns. That costs one thread hand-off per call, small next to a network round trip.
-     * Only a backend that never blocks on I/O, or bounds every call itself, should return true.
-     *
-     * @return true when calls never outlast their deadline
-     */
-    default boolean boundsCallsByDeadline() {
-        return false;
-    }
-
-    /**
-     * The longest ttl this backend can honour, if bounded (a ZooKeeper lease cannot outlive its session timeout).
-     * Longer ttls are reported as configuration errors.
-     *
-     * @return the longest ttl, or empty when unbounded
-     */
-    default Optional<Duration> maxTtl() {
-        return Optional.empty();
-    }
-
-    /**
-     * How much shorter than the ttl a grant's local validity must be, for a backend whose grant the store may end
-     * earlier than the ttl measured on this process's monotonic clock: Redlock's servers expire keys on clocks that
-     * may drift apart, so a grant counts only for {@code ttl - (ttl × drift + 2 ms)}. The engine measures a lease's
-     * validity from before the grant request (and each renewal) was sent, so the time the request took is already
-     * taken off; this is the rest. Asked when a lease's timing is resolved; a margin that leaves less than the first
-     * renewal interval is a configuration error. The default is zero: one store, whose clock alone decides.
-     *
-     * @param ttl the lease's ttl
-     * @return the margin, zero or positive
-     */
-    default Duration validityMargin(Duration ttl) {
-        return Duration.ZERO;
     }
 
     /**

@@ -6,10 +6,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.lease.spi.ForwardingLeaseBackend;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
-import dev.lease.testing.ForwardingLeaseBackend;
 
 /**
  * A real backend (the in-memory one) that counts the grant requests it is sent, in all and per calling thread: how

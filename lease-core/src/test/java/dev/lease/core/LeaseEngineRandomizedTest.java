@@ -32,6 +32,7 @@ import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;
 import dev.lease.LeaseUnavailableException;
 import dev.lease.FencingToken;
+import dev.lease.spi.BackendTraits;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantFence;
 import dev.lease.spi.GrantRequest;
@@ -416,8 +417,8 @@ class LeaseEngineRandomizedTest {
         }
 
         @Override
-        public boolean issuesFencingTokens() {
-            return true;
+        public BackendTraits traits() {
+            return BackendTraits.fenced();
         }
 
         @Override

@@ -37,6 +37,7 @@ import dev.lease.Lease;
 import dev.lease.LeaseKind;
 import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;
+import dev.lease.spi.BackendTraits;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
@@ -343,13 +344,8 @@ class RenewalBatchingTest {
         }
 
         @Override
-        public boolean issuesFencingTokens() {
-            return true;
-        }
-
-        @Override
-        public boolean boundsCallsByDeadline() {
-            return true;
+        public BackendTraits traits() {
+            return BackendTraits.fenced().withBoundsCallsByDeadline(true).withRenewsInOneCall(oneCall);
         }
 
         @Override
@@ -362,11 +358,6 @@ class RenewalBatchingTest {
         public boolean renew(CountedGrant grant) {
             renewCalls.incrementAndGet();
             return true;
-        }
-
-        @Override
-        public boolean renewsInOneCall() {
-            return oneCall;
         }
 
         @Override

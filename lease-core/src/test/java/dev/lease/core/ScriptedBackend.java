@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.lease.spi.BackendTraits;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
@@ -35,7 +36,7 @@ class ScriptedBackend implements LeaseBackend {
     volatile boolean fenced = true;
     volatile boolean releaseBlocks;
     volatile Duration renewDelay = Duration.ZERO;
-    /** What {@link #validityMargin} answers, as a fraction of the ttl (Redlock's clock drift allowance). */
+    /** The validity margin {@link #traits} give, as a fraction of the ttl (Redlock's clock drift allowance). */
     volatile double marginFraction;
     /** How many of the next grant requests fail, as an unreachable store would; each says which call it was. */
     final AtomicInteger acquireFailures = new AtomicInteger();
@@ -59,13 +60,10 @@ class ScriptedBackend implements LeaseBackend {
     }
 
     @Override
-    public boolean issuesFencingTokens() {
-        return fenced;
-    }
-
-    @Override
-    public Duration validityMargin(Duration ttl) {
-        return Duration.ofNanos((long) (ttl.toNanos() * marginFraction));
+    public BackendTraits traits() {
+        BackendTraits traits = fenced ? BackendTraits.fenced()
+                : BackendTraits.unfenced("the " + id + " backend issues no fencing tokens");
+        return traits.withValidityMargin(marginFraction, Duration.ZERO);
     }
 
     @Override

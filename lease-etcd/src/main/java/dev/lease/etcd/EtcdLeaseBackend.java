@@ -31,6 +31,7 @@ import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 
+import dev.lease.spi.BackendTraits;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
 import dev.lease.spi.LeaseNames;
@@ -70,6 +71,10 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
 
     private static final GetOption BUSY_CHECK = GetOption.builder().withCountOnly(true).withSerializable(true).build();
 
+    private static final BackendTraits TRAITS = BackendTraits.fenced()
+            .withRenewsInOneCall(true)
+            .withBoundsCallsByDeadline(true);
+
     private final KV kv;
     private final Lease leases;
     private final String keyPrefix;
@@ -107,21 +112,13 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
         return ID;
     }
 
+    /**
+     * Fenced. The keep-alives of a batch go out together on the client's one connection, and one transaction checks
+     * the keys. Every call is asynchronous in jetcd and awaited no longer than its deadline.
+     */
     @Override
-    public boolean issuesFencingTokens() {
-        return true;
-    }
-
-    /** The keep-alives of a batch go out together on the client's one connection, and one transaction checks the keys. */
-    @Override
-    public boolean renewsInOneCall() {
-        return true;
-    }
-
-    /** Every call is asynchronous in jetcd and awaited no longer than its deadline. */
-    @Override
-    public boolean boundsCallsByDeadline() {
-        return true;
+    public BackendTraits traits() {
+        return TRAITS;
     }
 
     @Override

@@ -35,10 +35,10 @@ import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;
 import dev.lease.core.LeaseEngine;
 import dev.lease.jdbc.JdbcLeaseBackend;
+import dev.lease.spi.ForwardingLeaseBackend;
 import dev.lease.spi.Grant;
 import dev.lease.spi.LeaseBackend;
 import dev.lease.testing.BlockingWork;
-import dev.lease.testing.ForwardingLeaseBackend;
 import dev.lease.testing.PostgresServer;
 import dev.lease.testing.TcpProxy;
 

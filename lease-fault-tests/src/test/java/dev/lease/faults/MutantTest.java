@@ -66,6 +66,24 @@ class MutantTest {
         assertThat(tokens.stream().distinct().count()).as("distinct tokens among " + tokens).isLessThan(tokens.size());
     }
 
+    /**
+     * The engine batches the renewals of a backend whose traits say so, and the repeating backend forwards the
+     * store's traits: its batch must reach the store as the store's own grants and come back as the engine's.
+     */
+    @Test
+    void theRepeatingBackendKeepsTheStoresTraitsAndRenewsItsBatchesThroughIt() throws Exception {
+        InMemoryLeaseBackend store = new InMemoryLeaseBackend();
+        RepeatingTokenBackend<?> backend = new RepeatingTokenBackend<>(store, 1);
+        assertThat(backend.traits()).isEqualTo(store.traits());
+        Grant kept = backend.tryAcquire(new GrantRequest("kept", Duration.ofMinutes(1), r -> {
+        })).orElseThrow();
+        Grant revoked = backend.tryAcquire(new GrantRequest("revoked", Duration.ofMinutes(1), r -> {
+        })).orElseThrow();
+        assertThat(backend.renewAll(List.of(kept, revoked))).as("both still held").isEmpty();
+        assertThat(store.revoke("revoked")).isTrue();
+        assertThat(backend.renewAll(List.of(kept, revoked))).as("lost, as the engine holds it").containsExactly(revoked);
+    }
+
     @Test
     void childrenAreToldTheMutantAndScenarioNamesCarryIt() {
         Mutant.activate(Mutant.NO_LOCAL_DEADLINE);

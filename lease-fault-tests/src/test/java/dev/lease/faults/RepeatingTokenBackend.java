@@ -1,12 +1,17 @@
 package dev.lease.faults;
 
-import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.lease.spi.ForwardingLeaseBackend;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
@@ -15,25 +20,29 @@ import dev.lease.spi.LeaseBackend;
  * The {@link Mutant#REPEATED_TOKEN} mutant: a backend that now and then (one grant in {@value #ONE_IN}, seeded)
  * hands out the token of the previous grant of the same name made in this JVM instead of the new one, the bug of a
  * store whose counter did not move. Renewal and release still use the real grant, so the lease itself behaves; only
- * the token the holder fences with is wrong.
+ * the token the holder fences with is wrong. Everything else, the store's traits included, is forwarded unchanged.
+ *
+ * <p>Its grants wrap the store's ({@link Issued}), so it forwards to the store as a backend of any {@link Grant}: every
+ * call that takes a grant is overridden here to hand the store back its own.
  */
-final class RepeatingTokenBackend<G extends Grant> implements LeaseBackend<RepeatingTokenBackend.Issued<G>> {
+final class RepeatingTokenBackend<G extends Grant> extends ForwardingLeaseBackend<Grant> {
 
     static final int ONE_IN = 4;
 
     /** The last real token granted per name in this JVM, across every holder of the JVM. */
     private static final Map<String, Long> LAST = new ConcurrentHashMap<>();
 
-    private final LeaseBackend<G> delegate;
     private final Random random;
 
+    @SuppressWarnings("unchecked")
     RepeatingTokenBackend(LeaseBackend<G> delegate, long seed) {
-        this.delegate = delegate;
+        // Sound: the store is only ever handed grants it issued itself (see real), never an Issued.
+        super((LeaseBackend<Grant>) (LeaseBackend<?>) delegate);
         this.random = new Random(seed);
     }
 
     /** The store's grant, with the token this backend claims for it: the store's own, or now and then an older one. */
-    record Issued<G extends Grant>(G real, OptionalLong token) implements Grant {
+    record Issued(Grant real, OptionalLong token) implements Grant {
 
         @Override
         public String name() {
@@ -42,10 +51,10 @@ final class RepeatingTokenBackend<G extends Grant> implements LeaseBackend<Repea
     }
 
     @Override
-    public Optional<Issued<G>> tryAcquire(GrantRequest request) throws Exception {
-        Optional<G> grant = delegate.tryAcquire(request);
+    public Optional<Grant> tryAcquire(GrantRequest request) throws Exception {
+        Optional<Grant> grant = target().tryAcquire(request);
         if (grant.isEmpty() || grant.get().token().isEmpty()) {
-            return grant.map(g -> new Issued<>(g, g.token()));
+            return grant.map(g -> new Issued(g, g.token()));
         }
         long real = grant.get().token().getAsLong();
         Long previous = LAST.put(request.name(), real);
@@ -54,51 +63,32 @@ final class RepeatingTokenBackend<G extends Grant> implements LeaseBackend<Repea
             repeat = random.nextInt(ONE_IN) == 0;
         }
         long claimed = previous != null && previous < real && repeat ? previous : real;
-        return Optional.of(new Issued<>(grant.get(), OptionalLong.of(claimed)));
+        return Optional.of(new Issued(grant.get(), OptionalLong.of(claimed)));
     }
 
     @Override
-    public boolean renew(Issued<G> grant) throws Exception {
-        return delegate.renew(grant.real());
+    public boolean renew(Grant grant) throws Exception {
+        return target().renew(real(grant));
+    }
+
+    /** One call to the store, as without the mutant; its lost grants are answered as the ones the engine holds. */
+    @Override
+    public Set<Grant> renewAll(Collection<Grant> grants) throws Exception {
+        Map<Grant, Grant> issuedByReal = new HashMap<>();
+        grants.forEach(grant -> issuedByReal.put(real(grant), grant));
+        Set<Grant> lost = new HashSet<>();
+        // A grant the store names that is none of the batch stays as it is: the engine then fails the call.
+        target().renewAll(List.copyOf(issuedByReal.keySet()))
+                .forEach(real -> lost.add(issuedByReal.getOrDefault(real, real)));
+        return lost;
     }
 
     @Override
-    public void release(Issued<G> grant) throws Exception {
-        delegate.release(grant.real());
+    public void release(Grant grant) throws Exception {
+        target().release(real(grant));
     }
 
-    @Override
-    public String id() {
-        return delegate.id();
-    }
-
-    @Override
-    public boolean issuesFencingTokens() {
-        return delegate.issuesFencingTokens();
-    }
-
-    @Override
-    public String whyNotFenced() {
-        return delegate.whyNotFenced();
-    }
-
-    @Override
-    public void abandon(GrantRequest request) throws Exception {
-        delegate.abandon(request);
-    }
-
-    @Override
-    public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
-        delegate.awaitRelease(name, maxWait);
-    }
-
-    @Override
-    public Optional<Duration> maxTtl() {
-        return delegate.maxTtl();
-    }
-
-    @Override
-    public void validateName(String name) {
-        delegate.validateName(name);
+    private static Grant real(Grant grant) {
+        return ((Issued) grant).real();
     }
 }

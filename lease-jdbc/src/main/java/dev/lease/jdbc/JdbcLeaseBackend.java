@@ -33,6 +33,7 @@ import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
 import org.springframework.util.ClassUtils;
 
+import dev.lease.spi.BackendTraits;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
@@ -85,6 +86,8 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
 
     /** Present when the PostgreSQL driver is: releases then notify, and waiters listen. */
     private static final String PG_CONNECTION = "org.postgresql.PGConnection";
+
+    private static final BackendTraits TRAITS = BackendTraits.fenced().withRenewsInOneCall(true);
 
     private final DataSource dataSource;
     private final String table;
@@ -171,15 +174,10 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
         return ID;
     }
 
+    /** Fenced. One {@link #renewAll} call confirms a whole batch: one statement per ttl and per few hundred grants. */
     @Override
-    public boolean issuesFencingTokens() {
-        return true;
-    }
-
-    /** One {@link #renewAll} call confirms a whole batch: one statement per ttl and per few hundred grants. */
-    @Override
-    public boolean renewsInOneCall() {
-        return true;
+    public BackendTraits traits() {
+        return TRAITS;
     }
 
     /** The lease table's name. */

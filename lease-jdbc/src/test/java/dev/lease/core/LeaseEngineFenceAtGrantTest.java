@@ -26,9 +26,9 @@ import dev.lease.LeaseSpec;
 import dev.lease.fence.JdbcFence;
 import dev.lease.fence.StaleTokenException;
 import dev.lease.memory.InMemoryLeaseBackend;
+import dev.lease.spi.ForwardingLeaseBackend;
 import dev.lease.spi.Grant;
 import dev.lease.spi.LeaseBackend;
-import dev.lease.testing.ForwardingLeaseBackend;
 
 /** Fence at grant in the engine: when the fence is advanced, with which token, and what a refusal does to the lease. */
 class LeaseEngineFenceAtGrantTest {

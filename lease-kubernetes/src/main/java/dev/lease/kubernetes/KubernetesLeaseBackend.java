@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 
+import dev.lease.spi.BackendTraits;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
 
@@ -55,6 +56,8 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesGran
     private final LeaseObjectNames names;
     private final String holderIdentity;
     private final ServerVersion serverVersion;
+    /** Fenced or not by the server version read at startup. */
+    private final BackendTraits traits;
     private final LeaseObjects objects;
     private final Observations observed;
     private final ResourceVersionTokens tokens;
@@ -103,6 +106,11 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesGran
         this.objects = new LeaseObjects(client, namespace, holderIdentity);
         this.watches = new ObjectWatches(client, namespace);
         this.serverVersion = ServerVersion.of(client.getKubernetesVersion());
+        this.traits = serverVersion.comparesResourceVersions() ? BackendTraits.fenced()
+                : BackendTraits.unfenced("the kubernetes backend issues fencing tokens only on Kubernetes "
+                        + ServerVersion.COMPARABLE_RESOURCE_VERSIONS.text() + " or later, where resourceVersion is a "
+                        + "comparable integer (KEP-5504), and the API server at " + client.getMasterUrl()
+                        + " reports " + serverVersion.text());
         this.tokens = new ResourceVersionTokens(
                 () -> "the API server at " + client.getMasterUrl() + " reports " + serverVersion.text());
         if (!serverVersion.comparesResourceVersions()) {
@@ -116,17 +124,13 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesGran
         return ID;
     }
 
-    /** True on Kubernetes 1.35 and later, where the acquiring write's {@code resourceVersion} is a comparable integer. */
+    /**
+     * Fenced on Kubernetes 1.35 and later, where the acquiring write's {@code resourceVersion} is a comparable integer;
+     * the server version is read once, when the backend is created.
+     */
     @Override
-    public boolean issuesFencingTokens() {
-        return serverVersion.comparesResourceVersions();
-    }
-
-    @Override
-    public String whyNotFenced() {
-        return "the kubernetes backend issues fencing tokens only on Kubernetes " + ServerVersion.COMPARABLE_RESOURCE_VERSIONS.text()
-                + " or later, where resourceVersion is a comparable integer (KEP-5504), and the API server at "
-                + client.getMasterUrl() + " reports " + serverVersion.text();
+    public BackendTraits traits() {
+        return traits;
     }
 
     @Override
@@ -175,7 +179,7 @@ public final class KubernetesLeaseBackend implements LeaseBackend<KubernetesGran
             throw ex;
         }
         observed.forget(objectName);
-        Long token = issuesFencingTokens()
+        Long token = traits.issuesFencingTokens()
                 ? tokens.of(name, written, tokenFloor, () -> objects.freeQuietly(name, written)) : null;
         KubernetesGrant grant = new KubernetesGrant(name, token, written);
         log.debug("Lease '" + name + "' acquired as Lease " + namespace + "/" + objectName + " by " + holderIdentity

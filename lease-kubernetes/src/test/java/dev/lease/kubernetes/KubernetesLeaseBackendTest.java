@@ -99,7 +99,7 @@ class KubernetesLeaseBackendTest {
     void beforeKubernetes135CorrectnessIsRefusedAtStartupAndEfficiencyStillWorks() throws Exception {
         server.version("1", "34");
         KubernetesLeaseBackend old = new KubernetesLeaseBackend(client, "test", "lease-", "old", false);
-        assertThat(old.issuesFencingTokens()).isFalse();
+        assertThat(old.traits().issuesFencingTokens()).isFalse();
         Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.CORRECTNESS, old);
         routes.put(LeaseKind.EFFICIENCY, old);
@@ -113,11 +113,11 @@ class KubernetesLeaseBackendTest {
         }
         for (String[] version : new String[][] {{"1", "35"}, {"1", "35+"}, {"1", "36"}, {"2", "0"}}) {
             server.version(version[0], version[1]);
-            assertThat(new KubernetesLeaseBackend(client, "test", "lease-", "new", false).issuesFencingTokens())
+            assertThat(new KubernetesLeaseBackend(client, "test", "lease-", "new", false).traits().issuesFencingTokens())
                     .as("fenced on %s.%s", version[0], version[1]).isTrue();
         }
         server.version("1", "9");
-        assertThat(new KubernetesLeaseBackend(client, "test", "lease-", "new", false).issuesFencingTokens())
+        assertThat(new KubernetesLeaseBackend(client, "test", "lease-", "new", false).traits().issuesFencingTokens())
                 .as("1.9 is older than 1.35 (versions compare as numbers)").isFalse();
     }
 

@@ -20,6 +20,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import dev.lease.spi.BackendTraits;
 import dev.lease.spi.LeaseNames;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
@@ -46,6 +47,10 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
 
     static final int MAX_KEY_PREFIX_LENGTH = 64;
 
+    private static final BackendTraits TRAITS = BackendTraits.unfenced("Redis issues no fencing token, its key expiry "
+            + "follows the Redis server's wall-clock time, and its replication is asynchronous (a failover can lose a "
+            + "granted lease and grant it again)");
+
     private final StringRedisTemplate redis;
     private final String keyPrefix;
     private final String releaseChannel;
@@ -69,6 +74,8 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
         this.releaseChannel = keyPrefix + "released";
         this.releaseSignals = new ReleaseSignals(connectionFactory, releaseChannel);
         this.lettuce = LettuceCalls.of(connectionFactory);
+        // Such a factory is not cluster-aware; any other is asked on the first grant request (see tryAcquire).
+        this.cluster = lettuce != null ? Boolean.FALSE : null;
     }
 
     @Override
@@ -76,35 +83,21 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
         return ID;
     }
 
-    @Override
-    public boolean issuesFencingTokens() {
-        return false;
-    }
-
     /**
-     * One script call confirms a whole batch, except on Redis Cluster, where one script cannot span hash slots and
-     * {@link #renewAll} renews grant by grant: the engine then renews each grant on its own, in parallel.
+     * Unfenced. One script call renews a whole batch, except on Redis Cluster, where one script cannot span hash slots
+     * and {@link #renewAll} renews grant by grant: the engine then renews each grant on its own, in parallel (as it
+     * does until the first grant request has shown whether the store is a cluster).
+     *
+     * <p>Calls are bounded by their deadline on a {@code LettuceConnectionFactory} that shares its native connection
+     * (Spring Boot's default), is not cluster-aware and does not validate its connection, while that connection is
+     * open: grant requests and waits are then sent asynchronously and awaited no longer than their deadline, so the
+     * engine calls them on the caller's thread. Other clients block for their own command timeout.
      */
     @Override
-    public boolean renewsInOneCall() {
-        return !isCluster();
-    }
-
-    @Override
-    public String whyNotFenced() {
-        return "Redis issues no fencing token, its key expiry follows the Redis server's wall-clock time, and its "
-                + "replication is asynchronous (a failover can lose a granted lease and grant it again)";
-    }
-
-    /**
-     * True on a {@code LettuceConnectionFactory} that shares its native connection (Spring Boot's default), is not
-     * cluster-aware and does not validate its connection, while that connection is open: grant requests and waits
-     * are then sent asynchronously and awaited no longer than their deadline, so the engine calls them on the
-     * caller's thread. Other clients block for their own command timeout.
-     */
-    @Override
-    public boolean boundsCallsByDeadline() {
-        return lettuce != null && lettuce.bounded();
+    public BackendTraits traits() {
+        Boolean known = cluster;
+        return TRAITS.withRenewsInOneCall(known != null && !known)
+                .withBoundsCallsByDeadline(lettuce != null && lettuce.bounded());
     }
 
     @Override
@@ -112,6 +105,10 @@ public final class RedisLeaseBackend implements LeaseBackend<RedisGrant>, AutoCl
         String name = LeaseNames.validate(request.name());
         // The request's attempt id is the owner, so that abandon can tell the key this very request may have set.
         RedisGrant grant = new RedisGrant(name, key(name), request.attempt(), ttlMillis(request.ttl()));
+        if (lettuce == null) {
+            // Learnt here, on a connection the grant takes anyway, so that traits() never has to take one.
+            isCluster();
+        }
         boolean set = lettuce != null
                 ? lettuce.setIfAbsent(grant.key(), grant.owner(), grant.ttlMillis(), request.deadline(), name)
                 : Boolean.TRUE.equals(redis.opsForValue().setIfAbsent(grant.key(), grant.owner(),

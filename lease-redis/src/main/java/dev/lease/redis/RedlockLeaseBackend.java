@@ -22,6 +22,7 @@ import java.util.concurrent.TimeoutException;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import dev.lease.spi.BackendTraits;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
 import dev.lease.spi.LeaseNames;
@@ -36,7 +37,7 @@ import dev.lease.spi.LeaseNames;
  * per-node timeout. Otherwise the key is released on every node and the engine tries again after a random pause
  * while the caller may wait. Renewal extends the key on every node where it is still ours (the Redis backend's
  * owner-checked script) and holds when a majority did so within the validity; release runs on every node by owner.
- * {@link #validityMargin} hands the drift allowance to the engine, whose local validity is then
+ * Its {@link #traits() validity margin} hands the drift allowance to the engine, whose local validity is then
  * {@code ttl - (ttl × drift + 2 ms)} from before the request.
  *
  * <p>Survives one node in three lost or partitioned (two in five). Does not survive what the algorithm assumes away:
@@ -61,12 +62,13 @@ public final class RedlockLeaseBackend implements LeaseBackend<RedlockGrant>, Au
     private static final Duration FIRST_CONNECT_WAIT = Duration.ofSeconds(30);
     /** How long a wait looks at the keys' time to live before it listens for releases. */
     private static final Duration PTTL_WAIT = Duration.ofMillis(100);
-    private static final long FIXED_DRIFT_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    /** The part of the drift allowance that does not grow with the ttl: Redis's expiry precision. */
+    private static final Duration FIXED_DRIFT = Duration.ofMillis(2);
 
     private final List<RedlockNode> nodes;
     private final String keyPrefix;
     private final String releaseChannel;
-    private final double clockDriftFactor;
+    private final BackendTraits traits;
     private final Duration nodeTimeout;
     private final int majority;
     private final ExecutorService connector;
@@ -97,7 +99,14 @@ public final class RedlockLeaseBackend implements LeaseBackend<RedlockGrant>, Au
         }
         this.keyPrefix = RedisLeaseBackend.validateKeyPrefix(keyPrefix, "lease.redlock.key-prefix");
         this.releaseChannel = keyPrefix + "released";
-        this.clockDriftFactor = clockDriftFactor;
+        this.traits = BackendTraits.unfenced("Redlock issues no fencing token (a grant is a majority of independent "
+                + "keys, and nothing orders one grant after another), and its safety rests on timing assumptions that "
+                + "Martin Kleppmann showed do not hold in practice: bounded clock drift across the nodes (a clock jump "
+                + "on a majority, or a node restarted without persistence, grants the lease twice), and bounded "
+                + "process pauses and network delays of the holder")
+                .withRenewsInOneCall(true)
+                .withBoundsCallsByDeadline(true)
+                .withValidityMargin(clockDriftFactor, FIXED_DRIFT);
         this.nodeTimeout = nodeTimeout;
         this.majority = nodes.size() / 2 + 1;
         this.connector = Executors.newCachedThreadPool(task -> {
@@ -145,36 +154,14 @@ public final class RedlockLeaseBackend implements LeaseBackend<RedlockGrant>, Au
         return ID;
     }
 
+    /**
+     * Unfenced. The validity margin is {@code ttl × clock-drift-factor + 2 ms}: the nodes' clocks may run that much
+     * faster than this process's. Calls are bounded by their deadline: every node is awaited for at most the per-node
+     * timeout, and connecting happens in the background. One script call per node renews a whole batch.
+     */
     @Override
-    public boolean issuesFencingTokens() {
-        return false;
-    }
-
-    @Override
-    public String whyNotFenced() {
-        return "Redlock issues no fencing token (a grant is a majority of independent keys, and nothing orders one "
-                + "grant after another), and its safety rests on timing assumptions that Martin Kleppmann showed "
-                + "do not hold in practice: bounded clock drift across the nodes (a clock jump on a majority, or a "
-                + "node restarted without persistence, grants the lease twice), and bounded process pauses and "
-                + "network delays of the holder";
-    }
-
-    /** {@code ttl × clock-drift-factor + 2 ms}: the nodes' clocks may run that much faster than this process's. */
-    @Override
-    public Duration validityMargin(Duration ttl) {
-        return Duration.ofNanos((long) (ttl.toNanos() * clockDriftFactor) + FIXED_DRIFT_NANOS);
-    }
-
-    /** True: every node is awaited for at most the per-node timeout, and connecting happens in the background. */
-    @Override
-    public boolean boundsCallsByDeadline() {
-        return true;
-    }
-
-    /** One script call per node confirms a whole batch. */
-    @Override
-    public boolean renewsInOneCall() {
-        return true;
+    public BackendTraits traits() {
+        return traits;
     }
 
     /** How long each node is waited for per call, for a lease of this ttl. */
@@ -196,7 +183,7 @@ public final class RedlockLeaseBackend implements LeaseBackend<RedlockGrant>, Au
         long ttlMillis = RedisLeaseBackend.ttlMillis(request.ttl());
         RedlockGrant grant = new RedlockGrant(name, key(name), request.attempt(), ttlMillis);
         long start = System.nanoTime();
-        long validityEnd = start + request.ttl().toNanos() - validityMargin(request.ttl()).toNanos();
+        long validityEnd = start + request.ttl().toNanos() - traits.validityMargin(request.ttl()).toNanos();
         Quorum quorum = new Quorum(nodes.size());
         for (RedlockNode node : nodes) {
             quorum.count(node.address(), node.setIfAbsent(grant.key(), grant.owner(), ttlMillis), Boolean::booleanValue);
@@ -249,7 +236,7 @@ public final class RedlockLeaseBackend implements LeaseBackend<RedlockGrant>, Au
             shortestTtl = Math.min(shortestTtl, g.ttlMillis());
         }
         Duration ttl = Duration.ofMillis(shortestTtl);
-        long validityEnd = start + ttl.toNanos() - validityMargin(ttl).toNanos();
+        long validityEnd = start + ttl.toNanos() - traits.validityMargin(ttl).toNanos();
         List<Quorum> quorums = new ArrayList<>();
         batch.forEach(g -> quorums.add(new Quorum(nodes.size())));
         Quorum reached = new Quorum(nodes.size());

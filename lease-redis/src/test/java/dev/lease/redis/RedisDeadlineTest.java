@@ -56,9 +56,9 @@ class RedisDeadlineTest {
         try (TcpProxy proxy = new TcpProxy(redis.port());
                 RedisLeaseBackend backend = new RedisLeaseBackend(redis.connectionFactory(proxy.port(), CLIENT_TIMEOUT),
                         "deadline:")) {
-            assertThat(backend.boundsCallsByDeadline()).as("before the shared connection is open").isFalse();
+            assertThat(backend.traits().boundsCallsByDeadline()).as("before the shared connection is open").isFalse();
             backend.release(backend.tryAcquire(request("warm", seconds(5))).orElseThrow());
-            assertThat(backend.boundsCallsByDeadline()).as("once the shared connection is open").isTrue();
+            assertThat(backend.traits().boundsCallsByDeadline()).as("once the shared connection is open").isTrue();
 
             proxy.freeze();
             GrantRequest frozen = request("frozen", millis(200));
@@ -122,7 +122,7 @@ class RedisDeadlineTest {
             LeaseSpec spec = LeaseSpec.of("late", LeaseKind.EFFICIENCY).withTtl(Duration.ofMinutes(1))
                     .withWaitFor(millis(300));
             engine.acquire(spec).close();
-            assertThat(backend.boundsCallsByDeadline()).isTrue();
+            assertThat(backend.traits().boundsCallsByDeadline()).isTrue();
 
             proxy.freeze();
             CompletableFuture<Lease> frozen = CompletableFuture.supplyAsync(() -> engine.acquire(spec));
@@ -142,14 +142,39 @@ class RedisDeadlineTest {
         for (LettuceConnectionFactory factory : List.of(pooled, validating)) {
             try (RedisLeaseBackend backend = new RedisLeaseBackend(factory, "deadline-unbounded:")) {
                 backend.release(backend.tryAcquire(request("unbounded", seconds(5))).orElseThrow());
-                assertThat(backend.boundsCallsByDeadline()).as("shared %s, validating %s",
+                assertThat(backend.traits().boundsCallsByDeadline()).as("shared %s, validating %s",
                         factory.getShareNativeConnection(), factory.getValidateConnection()).isFalse();
             }
         }
         LettuceConnectionFactory cluster = new LettuceConnectionFactory(new RedisClusterConfiguration(
                 List.of("127.0.0.1:" + redis.port())));
         try (RedisLeaseBackend backend = new RedisLeaseBackend(cluster, "deadline-cluster:")) {
-            assertThat(backend.boundsCallsByDeadline()).as("cluster").isFalse();
+            assertThat(backend.traits().boundsCallsByDeadline()).as("cluster").isFalse();
+        }
+    }
+
+    /**
+     * The engine asks for the traits on the caller's thread before every grant request, so they never take a
+     * connection: a sharing Lettuce factory is known not to be a cluster from the start, any other factory once its
+     * first grant request took a connection anyway (the engine asks whether to batch renewals after the first grant).
+     */
+    @Test
+    void tellsWhetherItRenewsInOneCallWithoutTakingAConnection() throws Exception {
+        LettuceConnectionFactory pooled = redis.connectionFactory(redis.port(), CLIENT_TIMEOUT);
+        pooled.setShareNativeConnection(false);
+        try (RedisLeaseBackend shared = new RedisLeaseBackend(redis.connectionFactory(redis.port(), CLIENT_TIMEOUT),
+                "traits-shared:");
+                RedisLeaseBackend other = new RedisLeaseBackend(pooled, "traits-pooled:")) {
+            assertThat(shared.traits().renewsInOneCall()).as("sharing Lettuce factory, before any call").isTrue();
+            assertThat(shared.traits().boundsCallsByDeadline()).as("its connection still unopened").isFalse();
+            assertThat(other.traits().renewsInOneCall()).as("pooled factory, before any call").isFalse();
+            other.release(other.tryAcquire(request("pooled", seconds(5))).orElseThrow());
+            assertThat(other.traits().renewsInOneCall()).as("pooled factory, after its first grant request").isTrue();
+        }
+        LettuceConnectionFactory cluster = new LettuceConnectionFactory(new RedisClusterConfiguration(
+                List.of("127.0.0.1:" + redis.port())));
+        try (RedisLeaseBackend backend = new RedisLeaseBackend(cluster, "traits-cluster:")) {
+            assertThat(backend.traits().renewsInOneCall()).as("cluster-aware factory, no cluster to ask").isFalse();
         }
     }
 

@@ -201,7 +201,7 @@ class RedlockNodeFaultTest {
     @Test
     void aMajorityFrozenInterruptsTheHolderBeforeItsValidityEnds() throws Exception {
         Duration ttl = scaled(Duration.ofMillis(1500));
-        Duration validity = ttl.minus(backend.validityMargin(ttl));
+        Duration validity = ttl.minus(backend.traits().validityMargin(ttl));
         TimedWork work = new TimedWork();
         Future<String> call = pool.submit(() -> engine.execute(spec(ttl).withWaitFor(seconds(10)), work));
         awaitStarted(work, call);

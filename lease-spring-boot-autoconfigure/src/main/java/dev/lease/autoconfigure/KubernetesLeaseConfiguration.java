@@ -72,7 +72,7 @@ class KubernetesLeaseConfiguration {
                             + "(KUBECONFIG), or define a KubernetesClient bean.");
         }
         log.info("Kubernetes leases in namespace " + namespace + " of " + client.getMasterUrl() + " as "
-                + identity + (backend.issuesFencingTokens() ? " (fencing tokens)" : " (no fencing tokens before "
+                + identity + (backend.traits().issuesFencingTokens() ? " (fencing tokens)" : " (no fencing tokens before "
                         + "Kubernetes 1.35: EFFICIENCY only)"));
         return backend;
     }

@@ -8,21 +8,30 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.core.importer.Location;
+import com.tngtech.archunit.core.importer.Locations;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+
+import dev.lease.spi.ForwardingLeaseBackend;
+import dev.lease.spi.LeaseBackend;
 
 /**
  * The module graph of DESIGN.md §4, on the main classes of every lease module (all of them are on this module's test
@@ -38,6 +47,15 @@ class ArchitectureTest {
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .withImportOption(location -> !location.contains("-tests.jar") && !location.contains("lease-test"))
             .importPackages("dev.lease");
+
+    /**
+     * The modules built before this one whose test classes {@link #backendWrappersExtendTheForwardingBackend} checks
+     * too: hand-written wrappers were test code as often as main code. Modules built after this one are left out, as
+     * their class files may be older than their sources when this test runs.
+     */
+    private static final List<String> MODULES_WITH_TESTS_BUILT_BEFORE = List.of("lease-core", "lease-test",
+            "lease-spring", "lease-zookeeper", "lease-redis", "lease-jdbc", "lease-kubernetes", "lease-etcd",
+            "lease-spring-boot-autoconfigure");
 
     /** lease-core: the contract, the SPI, the engine, the in-memory backend. */
     private static final String[] CORE = {"dev.lease", "dev.lease.spi", "dev.lease.core", "dev.lease.memory"};
@@ -156,6 +174,44 @@ class ArchitectureTest {
             .should(beUsedOutsideTheirPackage())
             .andShould(notBeDocumentedAsInternal()))
                 .check(LEASE);
+    }
+
+    /**
+     * A wrapper of a backend extends {@link ForwardingLeaseBackend}, which forwards every SPI method by construction:
+     * wrappers written by hand hid new capabilities of the wrapped backend (batched renewal, bounded calls) from the
+     * engine three times. Main and test classes alike, lease-test's included.
+     */
+    @Test
+    void backendWrappersExtendTheForwardingBackend() {
+        (classes()
+            .that().areAssignableTo(LeaseBackend.class).and().areNotInterfaces().and(holdABackend())
+            .should().beAssignableTo(ForwardingLeaseBackend.class)
+            .because("no hand-written SPI forwarding: a wrapper that forwards by hand hides every SPI method added "
+                    + "after it was written"))
+                .check(mainAndTestClasses());
+    }
+
+    /** Every class of the library on this module's classpath, and the test classes of the modules built before it. */
+    private static JavaClasses mainAndTestClasses() {
+        Set<Location> locations = new LinkedHashSet<>(Locations.ofPackage("dev.lease"));
+        for (String module : MODULES_WITH_TESTS_BUILT_BEFORE) {
+            Path dir = Path.of("..", module, "target", "test-classes").toAbsolutePath().normalize();
+            if (!Files.isDirectory(dir)) {
+                throw new IllegalStateException("No test classes at " + dir + ": build " + module + "'s tests first "
+                        + "(./mvnw -pl lease-spring-boot-autoconfigure -am ...)");
+            }
+            locations.add(Location.of(dir));
+        }
+        return new ClassFileImporter().importLocations(locations);
+    }
+
+    private static DescribedPredicate<JavaClass> holdABackend() {
+        return new DescribedPredicate<>("hold a field of type LeaseBackend") {
+            @Override
+            public boolean test(JavaClass type) {
+                return type.getFields().stream().anyMatch(field -> field.getRawType().isAssignableTo(LeaseBackend.class));
+            }
+        };
     }
 
     private static ArchRule backend(String backend, String... otherBackends) {

@@ -48,6 +48,7 @@ import dev.lease.LeaseTemplate;
 import dev.lease.LeasedWork;
 import dev.lease.core.BackendRouter;
 import dev.lease.memory.InMemoryLeaseBackend;
+import dev.lease.spi.BackendTraits;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
@@ -370,8 +371,8 @@ class LeaseActuatorAutoConfigurationTest {
         }
 
         @Override
-        public boolean issuesFencingTokens() {
-            return true;
+        public BackendTraits traits() {
+            return BackendTraits.fenced();
         }
 
         @Override

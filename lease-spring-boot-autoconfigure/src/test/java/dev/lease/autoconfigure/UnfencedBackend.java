@@ -2,6 +2,7 @@ package dev.lease.autoconfigure;
 
 import java.util.Optional;
 
+import dev.lease.spi.BackendTraits;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
@@ -20,8 +21,8 @@ public final class UnfencedBackend implements LeaseBackend<Grant> {
     }
 
     @Override
-    public boolean issuesFencingTokens() {
-        return false;
+    public BackendTraits traits() {
+        return BackendTraits.unfenced("the unfenced backend issues no fencing tokens");
     }
 
     @Override

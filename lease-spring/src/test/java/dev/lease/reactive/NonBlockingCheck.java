@@ -6,10 +6,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import reactor.core.scheduler.Schedulers;
 
+import dev.lease.spi.ForwardingLeaseBackend;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
-import dev.lease.testing.ForwardingLeaseBackend;
 
 /**
  * A blocking-call detector at the backend: every grant request and release (the calls that block on a store) records

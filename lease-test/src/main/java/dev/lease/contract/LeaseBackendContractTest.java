@@ -82,7 +82,7 @@ public abstract class LeaseBackendContractTest<G extends Grant> {
     void startEngine(TestInfo info) {
         Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.EFFICIENCY, backend());
-        if (backend().issuesFencingTokens()) {
+        if (backend().traits().issuesFencingTokens()) {
             routes.put(LeaseKind.CORRECTNESS, backend());
         }
         engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());
@@ -101,7 +101,7 @@ public abstract class LeaseBackendContractTest<G extends Grant> {
 
     /** The strongest kind this backend serves. */
     protected LeaseKind kind() {
-        return backend().issuesFencingTokens() ? LeaseKind.CORRECTNESS : LeaseKind.EFFICIENCY;
+        return backend().traits().issuesFencingTokens() ? LeaseKind.CORRECTNESS : LeaseKind.EFFICIENCY;
     }
 
     /**
@@ -153,7 +153,7 @@ public abstract class LeaseBackendContractTest<G extends Grant> {
         }
         assertThat(maxInside.get()).as("holders inside the section at once").isEqualTo(1);
         assertThat(unguarded[0]).as("unguarded counter, updates lost under contention").isEqualTo(threads * rounds);
-        if (backend().issuesFencingTokens()) {
+        if (backend().traits().issuesFencingTokens()) {
             assertThat(tokensInGrantOrder).hasSize(threads * rounds);
             assertStrictlyIncreasing(tokensInGrantOrder);
         }
@@ -161,7 +161,7 @@ public abstract class LeaseBackendContractTest<G extends Grant> {
 
     @Test
     void tokensStrictlyIncreaseAcrossGrants() {
-        assumeThat(backend().issuesFencingTokens()).as("backend issues fencing tokens").isTrue();
+        assumeThat(backend().traits().issuesFencingTokens()).as("backend issues fencing tokens").isTrue();
         String name = uniqueName();
         List<Long> tokens = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -220,7 +220,7 @@ public abstract class LeaseBackendContractTest<G extends Grant> {
                     return successor.get() != null;
                 });
         try {
-            if (backend().issuesFencingTokens()) {
+            if (backend().traits().issuesFencingTokens()) {
                 assertThat(successor.get().token().getAsLong()).isGreaterThan(stale.token().getAsLong());
             }
             assertThat(secondBackend().renew(successor.get())).as("successor renews").isTrue();

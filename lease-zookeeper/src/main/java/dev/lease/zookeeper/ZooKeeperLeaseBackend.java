@@ -38,6 +38,7 @@ import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 
+import dev.lease.spi.BackendTraits;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
@@ -76,6 +77,8 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
 
     private static final byte[] NO_DATA = new byte[0];
 
+    private static final BackendTraits TRAITS = BackendTraits.fenced().withRenewsInOneCall(true);
+
     private final CuratorFramework client;
     private final LeasePaths paths;
     private final Duration configuredSessionTimeout;
@@ -101,8 +104,8 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
     /**
      * @param client a started client; its session is the life of every lease granted here
      * @param root absolute parent znode of the lease znodes, such as {@code /leases}
-     * @param sessionTimeout the session timeout the client asked for, used as {@link #maxTtl()} until the server
-     *        has negotiated one
+     * @param sessionTimeout the session timeout the client asked for, used as the longest ttl ({@link #traits()})
+     *        until the server has negotiated one
      */
     public ZooKeeperLeaseBackend(CuratorFramework client, String root, Duration sessionTimeout) {
         this(client, root, sessionTimeout, ZooKeeperTokenSource.VERSION, null);
@@ -111,8 +114,8 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
     /**
      * @param client a started client; its session is the life of every lease granted here
      * @param root absolute parent znode of the lease znodes, such as {@code /leases}
-     * @param sessionTimeout the session timeout the client asked for, used as {@link #maxTtl()} until the server
-     *        has negotiated one
+     * @param sessionTimeout the session timeout the client asked for, used as the longest ttl ({@link #traits()})
+     *        until the server has negotiated one
      * @param tokenSource where fencing tokens come from
      * @param deleteIdleAfter how long a name must be seen unheld and unchanged before its znode is deleted, or null
      *        to keep idle names for ever; only allowed with {@link ZooKeeperTokenSource#ZXID}
@@ -149,15 +152,13 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
         return ID;
     }
 
+    /**
+     * Fenced. One {@link #renewAll} call confirms a whole batch: one {@code sync} on the session. The longest ttl is
+     * the session timeout negotiated with the server, or the configured one before the first connection.
+     */
     @Override
-    public boolean issuesFencingTokens() {
-        return true;
-    }
-
-    /** One {@link #renewAll} call confirms a whole batch: one {@code sync} on the session. */
-    @Override
-    public boolean renewsInOneCall() {
-        return true;
+    public BackendTraits traits() {
+        return TRAITS.withMaxTtl(sessionTimeout());
     }
 
     @Override
@@ -166,10 +167,9 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
     }
 
     /** The session timeout negotiated with the server, or the configured one before the first connection. */
-    @Override
-    public Optional<Duration> maxTtl() {
+    private Duration sessionTimeout() {
         int negotiated = client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs();
-        return Optional.of(negotiated > 0 ? Duration.ofMillis(negotiated) : configuredSessionTimeout);
+        return negotiated > 0 ? Duration.ofMillis(negotiated) : configuredSessionTimeout;
     }
 
     @Override
@@ -330,7 +330,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZooKeeperLeaseB
 
     /** Waits for the answers at most a session timeout: past it the session itself may have ended. */
     private void awaitAnswers(List<CompletableFuture<?>> answers, int grants) throws Exception {
-        Duration limit = maxTtl().orElse(configuredSessionTimeout);
+        Duration limit = sessionTimeout();
         try {
             CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(limit.toMillis(), TimeUnit.MILLISECONDS);
         }

@@ -112,7 +112,7 @@ class ZooKeeperLeaseBackendTest {
     @Test
     void maxTtlIsTheNegotiatedSessionTimeoutAndLongerTtlsAreRefused() throws Exception {
         int negotiated = firstClient.getZookeeperClient().getZooKeeper().getSessionTimeout();
-        assertThat(first.maxTtl()).contains(Duration.ofMillis(negotiated));
+        assertThat(first.traits().maxTtl()).contains(Duration.ofMillis(negotiated));
         try (LeaseEngine engine = engine(first)) {
             assertThatThrownBy(() -> engine.tryAcquire(LeaseSpec.of("too-long", LeaseKind.CORRECTNESS)
                     .withTtl(Duration.ofMillis(negotiated).plusSeconds(1))))

@@ -11,6 +11,7 @@ import dev.lease.LeaseSpec;
 import dev.lease.core.BackendRouter;
 import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
+import dev.lease.spi.BackendTraits;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
@@ -70,8 +71,8 @@ final class FixedTokens implements AutoCloseable {
         }
 
         @Override
-        public boolean issuesFencingTokens() {
-            return true;
+        public BackendTraits traits() {
+            return BackendTraits.fenced();
         }
 
         @Override

@@ -1,4 +1,4 @@
-package dev.lease.testing;
+package dev.lease.spi;
 
 import java.time.Duration;
 import java.util.Collection;
@@ -7,16 +7,14 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
-import dev.lease.spi.Grant;
-import dev.lease.spi.GrantRequest;
-import dev.lease.spi.LeaseBackend;
-
 /**
- * A backend that passes every call to another one, for tests that watch or disturb a real backend: extend it and
- * override what you observe. Every method of {@link LeaseBackend} is forwarded, its defaults included, so that the
- * engine sees the wrapped backend's capabilities ({@code renewsInOneCall}, {@code boundsCallsByDeadline},
- * {@code abandon}...) and not the interface's defaults; a wrapper written by hand hides each capability added to the
- * SPI after it was written.
+ * A backend that passes every call to another one: the base of every wrapper that watches, decorates or disturbs a
+ * backend (a test that counts calls, a mutant that breaks one rule). Extend it and override what you change. Every
+ * method of {@link LeaseBackend} is forwarded, its defaults included, so that the engine sees the wrapped backend's
+ * {@link #traits() traits}, {@link #renewAll batched renewals} and {@link #abandon clean-up} rather than the
+ * interface's defaults: a wrapper written by hand hides each capability added to the SPI after it was written. The
+ * build keeps it so: a test fails when a method of {@link LeaseBackend} is not overridden here, and an architecture
+ * rule fails when a backend that holds another backend does not extend this class.
  *
  * @param <G> the wrapped backend's grant type
  */
@@ -25,6 +23,8 @@ public abstract class ForwardingLeaseBackend<G extends Grant> implements LeaseBa
     private final LeaseBackend<G> target;
 
     /**
+     * Wraps a backend.
+     *
      * @param target the backend every call goes to
      */
     protected ForwardingLeaseBackend(LeaseBackend<G> target) {
@@ -46,13 +46,8 @@ public abstract class ForwardingLeaseBackend<G extends Grant> implements LeaseBa
     }
 
     @Override
-    public boolean issuesFencingTokens() {
-        return target.issuesFencingTokens();
-    }
-
-    @Override
-    public String whyNotFenced() {
-        return target.whyNotFenced();
+    public BackendTraits traits() {
+        return target.traits();
     }
 
     @Override
@@ -71,11 +66,6 @@ public abstract class ForwardingLeaseBackend<G extends Grant> implements LeaseBa
     }
 
     @Override
-    public boolean renewsInOneCall() {
-        return target.renewsInOneCall();
-    }
-
-    @Override
     public void release(G grant) throws Exception {
         target.release(grant);
     }
@@ -88,21 +78,6 @@ public abstract class ForwardingLeaseBackend<G extends Grant> implements LeaseBa
     @Override
     public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
         target.awaitRelease(name, maxWait);
-    }
-
-    @Override
-    public boolean boundsCallsByDeadline() {
-        return target.boundsCallsByDeadline();
-    }
-
-    @Override
-    public Optional<Duration> maxTtl() {
-        return target.maxTtl();
-    }
-
-    @Override
-    public Duration validityMargin(Duration ttl) {
-        return target.validityMargin(ttl);
     }
 
     @Override
