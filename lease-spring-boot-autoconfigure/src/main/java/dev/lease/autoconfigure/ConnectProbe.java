@@ -22,12 +22,52 @@ final class ConnectProbe {
     }
 
     /**
+     * {@link #probe}'s failures in one list, an unresolvable host as {@code host:port (unknown host)}.
+     *
      * @param addresses host and port of each server, resolved here (a host name may have several addresses)
      * @param timeout how long to wait for an answer
      * @return why each address failed, when every one of them failed for a reason other than silence; empty when
      *         some address accepted or did not answer within {@code timeout}, so that only a client can tell
      */
     static List<String> allRefused(List<InetSocketAddress> addresses, Duration timeout) {
+        Failures failures = probe(addresses, timeout);
+        List<String> all = new ArrayList<>();
+        failures.unresolved().forEach(server -> all.add(
+                server.getHostString() + ":" + server.getPort() + " (unknown host)"));
+        all.addAll(failures.refused());
+        return all;
+    }
+
+    /**
+     * Why every server failed, when every one of them failed for a reason other than silence: an unresolvable host
+     * calls for another fix than a server that refuses the connection.
+     *
+     * @param unresolved each server whose host resolves to no address
+     * @param refused why each address of the other servers failed
+     */
+    record Failures(List<InetSocketAddress> unresolved, List<String> refused) {
+
+        static final Failures NONE = new Failures(List.of(), List.of());
+
+        boolean isEmpty() {
+            return unresolved.isEmpty() && refused.isEmpty();
+        }
+
+        /** The distinct host names that do not resolve. */
+        List<String> unresolvedHosts() {
+            return unresolved.stream().map(InetSocketAddress::getHostString).distinct().toList();
+        }
+    }
+
+    /**
+     * @param addresses host and port of each server, resolved here (a host name may have several addresses)
+     * @param timeout how long to wait for an answer
+     * @return why each server failed, when every one of them failed for a reason other than silence; {@link
+     *         Failures#NONE} when some address accepted or did not answer within {@code timeout}, so that only a
+     *         client can tell
+     */
+    static Failures probe(List<InetSocketAddress> addresses, Duration timeout) {
+        List<InetSocketAddress> unresolved = new ArrayList<>();
         List<String> refused = new ArrayList<>();
         List<SocketChannel> channels = new ArrayList<>();
         try (Selector selector = Selector.open()) {
@@ -38,7 +78,7 @@ final class ConnectProbe {
                     resolved = InetAddress.getAllByName(server.getHostString());
                 }
                 catch (UnknownHostException ex) {
-                    refused.add(server.getHostString() + ":" + server.getPort() + " (unknown host)");
+                    unresolved.add(server);
                     continue;
                 }
                 for (InetAddress address : resolved) {
@@ -48,7 +88,7 @@ final class ConnectProbe {
                     channel.configureBlocking(false);
                     try {
                         if (channel.connect(target)) {
-                            return List.of();
+                            return Failures.NONE;
                         }
                         channel.register(selector, SelectionKey.OP_CONNECT, target);
                         pending++;
@@ -62,7 +102,7 @@ final class ConnectProbe {
             while (pending > 0) {
                 long remainingMillis = (deadline - System.nanoTime()) / 1_000_000;
                 if (remainingMillis <= 0) {
-                    return List.of();
+                    return Failures.NONE;
                 }
                 selector.select(remainingMillis);
                 for (SelectionKey key : selector.selectedKeys()) {
@@ -70,7 +110,7 @@ final class ConnectProbe {
                     pending--;
                     try {
                         ((SocketChannel) key.channel()).finishConnect();
-                        return List.of();
+                        return Failures.NONE;
                     }
                     catch (IOException ex) {
                         refused.add(describe((InetSocketAddress) key.attachment(), ex));
@@ -78,11 +118,11 @@ final class ConnectProbe {
                 }
                 selector.selectedKeys().clear();
             }
-            return refused;
+            return new Failures(unresolved, refused);
         }
         catch (IOException ex) {
             // The probe itself could not run: leave the judgement to the client.
-            return List.of();
+            return Failures.NONE;
         }
         finally {
             for (SocketChannel channel : channels) {

@@ -43,6 +43,9 @@ class ZooKeeperLeaseAutoConfigurationTest {
 
     private static final Log log = LogFactory.getLog(ZooKeeperLeaseAutoConfigurationTest.class);
 
+    /** Under {@code .invalid}, which never resolves (RFC 6761). */
+    private static final String UNRESOLVABLE = "zk-lease-test.invalid";
+
     private static TestingServer server;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -186,6 +189,42 @@ class ZooKeeperLeaseAutoConfigurationTest {
                 });
         assertThat(output.getOut().lines().filter(line -> line.contains("ConnectException")).count())
                 .as("lines of client stack traces").isLessThan(3);
+    }
+
+    /**
+     * A host name that resolves to nothing (a typo, a missing DNS entry) is said to be one, naming the host, with the
+     * fix for a host name: not reported as a refused connection with "start the ensemble".
+     */
+    @Test
+    void anUnresolvableHostFailsTheStartupNamingTheHostAndTheFix() {
+        String connectString = UNRESOLVABLE + ":2181";
+        runner.withPropertyValues("lease.backend=zookeeper", "lease.zookeeper.connect-string=" + connectString)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(LeaseConfigurationException.class)
+                            .hasMessageContaining("Could not connect to ZooKeeper at '" + connectString + "'")
+                            .hasMessageContaining("the host '" + UNRESOLVABLE + "' does not resolve")
+                            .hasMessageNotContaining("refused")
+                            .extracting(failure -> ((LeaseConfigurationException) failure).action()).asString()
+                            .contains("host name in lease.zookeeper.connect-string")
+                            .doesNotContain("start the ensemble");
+                });
+    }
+
+    /** One host does not resolve and the other server refuses: the message says both, and the action both fixes. */
+    @Test
+    void anUnresolvableHostBesideARefusingServerNamesBoth() throws Exception {
+        String refusing = "127.0.0.1:" + closedPort();
+        String connectString = UNRESOLVABLE + ":2181," + refusing;
+        runner.withPropertyValues("lease.backend=zookeeper", "lease.zookeeper.connect-string=" + connectString)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(LeaseConfigurationException.class)
+                            .hasMessageContaining("the host '" + UNRESOLVABLE + "' does not resolve")
+                            .hasMessageContaining("every other server refused the connection (" + refusing)
+                            .extracting(failure -> ((LeaseConfigurationException) failure).action()).asString()
+                            .contains("host name in lease.zookeeper.connect-string", "start the ensemble");
+                });
     }
 
     /**

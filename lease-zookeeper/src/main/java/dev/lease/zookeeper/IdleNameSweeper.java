@@ -11,6 +11,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -85,15 +87,11 @@ final class IdleNameSweeper {
         this.maxInFlight = maxInFlight;
     }
 
-    /** Refuses settings under which deleting idle names would send tokens back, or that make no sense. */
-    static void validate(ZooKeeperTokenSource tokenSource, Duration deleteIdleAfter) {
-        if (tokenSource != ZooKeeperTokenSource.ZXID) {
-            throw new IllegalArgumentException("lease.zookeeper.delete-idle-after (" + deleteIdleAfter + ") needs "
-                    + "lease.zookeeper.token=zxid, but the token is '" + tokenSource.name().toLowerCase() + "': a "
-                    + "deleted znode is re-created at version 0, so version tokens would go back. Set "
-                    + "lease.zookeeper.token=zxid (tokens keep rising when switching from version to zxid), or remove "
-                    + "lease.zookeeper.delete-idle-after to keep idle names.");
-        }
+    /**
+     * Refuses a period that makes no sense; whether the token scheme allows deleting idle names at all is
+     * {@link TokenScheme#allowDeletingIdleNames}'s to say.
+     */
+    static void validate(Duration deleteIdleAfter) {
         if (deleteIdleAfter.isNegative() || deleteIdleAfter.isZero()) {
             throw new IllegalArgumentException("lease.zookeeper.delete-idle-after must be positive, not "
                     + deleteIdleAfter + ". Set it to a duration such as 1h, or remove it to keep idle names.");
@@ -107,6 +105,37 @@ final class IdleNameSweeper {
             return SHORTEST_PERIOD;
         }
         return half.compareTo(LONGEST_PERIOD) > 0 ? LONGEST_PERIOD : half;
+    }
+
+    /**
+     * Sweeps every {@link #period} on a daemon thread of its own.
+     *
+     * @return what stops the sweeps
+     */
+    Runnable startSweeping() {
+        ScheduledExecutorService sweeps = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "lease-zookeeper-idle-names");
+            thread.setDaemon(true);
+            return thread;
+        });
+        long period = period(Duration.ofNanos(idleNanos)).toMillis();
+        sweeps.scheduleWithFixedDelay(this::sweepLogged, period, period, TimeUnit.MILLISECONDS);
+        return sweeps::shutdownNow;
+    }
+
+    private void sweepLogged() {
+        try {
+            int deleted = sweep();
+            if (deleted > 0) {
+                log.debug("Deleted the znodes of " + deleted + " idle lease name(s) under " + paths.root());
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        catch (Exception ex) {
+            log.debug("Could not look for idle lease names under " + paths.root() + " (tried again later): " + ex);
+        }
     }
 
     /** Starts a name's idle time afresh: this process just granted or released it. */

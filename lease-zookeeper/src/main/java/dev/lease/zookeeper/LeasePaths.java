@@ -15,6 +15,8 @@ final class LeasePaths {
 
     static final String HOLDER = "holder";
     static final String ZXID_MARKER = "zxid-tokens";
+    /** The data of the znodes that carry none: a counter, a marker, a new root (what they say is in their stat). */
+    static final byte[] NO_DATA = new byte[0];
 
     private final String root;
 

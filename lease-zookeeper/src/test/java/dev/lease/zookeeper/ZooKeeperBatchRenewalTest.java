@@ -67,7 +67,7 @@ class ZooKeeperBatchRenewalTest {
 
     @Test
     void renewingManyGrantsCostsOneRequestOnceTheirHoldersAreWatched() throws Exception {
-        List<ZooKeeperLeaseBackend.ZkGrant> grants = acquire(GRANTS);
+        List<ZkGrant> grants = acquire(GRANTS);
 
         long before = requestsReceived();
         assertThat(backend.renewAll(grants)).as("lost on the first renewal").isEmpty();
@@ -90,9 +90,9 @@ class ZooKeeperBatchRenewalTest {
 
     @Test
     void aHolderDeletedByHandIsReportedLostAtOnceAndTheOthersStayHeld() throws Exception {
-        List<ZooKeeperLeaseBackend.ZkGrant> grants = acquire(20);
+        List<ZkGrant> grants = acquire(20);
         assertThat(backend.renewAll(grants)).isEmpty();
-        ZooKeeperLeaseBackend.ZkGrant victim = grants.get(7);
+        ZkGrant victim = grants.get(7);
 
         operator.delete().forPath(ROOT + "/" + victim.name() + "/holder");
 
@@ -102,12 +102,12 @@ class ZooKeeperBatchRenewalTest {
         assertThat(backend.renewAll(grants)).as("lost after the deletion").containsExactly(victim);
         assertThat(backend.renew(victim)).as("renewing the deleted one alone").isFalse();
         assertThat(lossReasons).as("losses reported").containsOnlyKeys(victim.name());
-        for (ZooKeeperLeaseBackend.ZkGrant held : grants) {
+        for (ZkGrant held : grants) {
             if (held != victim) {
                 assertThat(grantTo(other, held.name())).as("taken from a holder still renewing " + held.name()).isNull();
             }
         }
-        ZooKeeperLeaseBackend.ZkGrant successor = grantTo(other, victim.name());
+        ZkGrant successor = grantTo(other, victim.name());
         assertThat(successor).as("the deleted one is free").isNotNull();
         assertThat(successor.value()).isGreaterThan(victim.value());
         backend.release(victim);
@@ -121,7 +121,7 @@ class ZooKeeperBatchRenewalTest {
     @Test
     void aRenewalRightAfterADeletionAlwaysSeesIt() throws Exception {
         for (int round = 0; round < 50; round++) {
-            List<ZooKeeperLeaseBackend.ZkGrant> grants = acquire(2);
+            List<ZkGrant> grants = acquire(2);
             assertThat(backend.renewAll(grants)).isEmpty();
             operator.delete().forPath(ROOT + "/" + grants.get(0).name() + "/holder");
             assertThat(backend.renewAll(grants)).as("round " + round).containsExactly(grants.get(0));
@@ -142,7 +142,7 @@ class ZooKeeperBatchRenewalTest {
         CountDownLatch listenerEntered = new CountDownLatch(1);
         CountDownLatch unblock = new CountDownLatch(1);
         String name = "blocking-" + UUID.randomUUID();
-        ZooKeeperLeaseBackend.ZkGrant blocking = backend.tryAcquire(new GrantRequest(name, seconds(30), reason -> {
+        ZkGrant blocking = backend.tryAcquire(new GrantRequest(name, seconds(30), reason -> {
             listenerEntered.countDown();
             try {
                 unblock.await();
@@ -151,13 +151,13 @@ class ZooKeeperBatchRenewalTest {
                 Thread.currentThread().interrupt();
             }
         })).orElseThrow();
-        List<ZooKeeperLeaseBackend.ZkGrant> others = acquire(3);
+        List<ZkGrant> others = acquire(3);
         try {
             assertThat(backend.renewAll(List.of(blocking))).isEmpty();
             operator.delete().forPath(ROOT + "/" + name + "/holder");
             assertThat(listenerEntered.await(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
 
-            CompletableFuture<Set<ZooKeeperLeaseBackend.ZkGrant>> renewal = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<Set<ZkGrant>> renewal = CompletableFuture.supplyAsync(() -> {
                 try {
                     return backend.renewAll(others);
                 }
@@ -175,11 +175,11 @@ class ZooKeeperBatchRenewalTest {
 
     @Test
     void aHolderDeletedBeforeItsFirstRenewalIsReportedLostByIt() throws Exception {
-        List<ZooKeeperLeaseBackend.ZkGrant> grants = acquire(5);
-        ZooKeeperLeaseBackend.ZkGrant victim = grants.get(2);
+        List<ZkGrant> grants = acquire(5);
+        ZkGrant victim = grants.get(2);
         operator.delete().forPath(ROOT + "/" + victim.name() + "/holder");
         // Re-created by another session at once: a holder exists, but it is not the one this grant created.
-        ZooKeeperLeaseBackend.ZkGrant successor = grantTo(other, victim.name());
+        ZkGrant successor = grantTo(other, victim.name());
         assertThat(successor).isNotNull();
 
         assertThat(backend.renewAll(grants)).containsExactly(victim);
@@ -191,7 +191,7 @@ class ZooKeeperBatchRenewalTest {
 
     @Test
     void anExpiredSessionLosesEveryGrant() throws Exception {
-        List<ZooKeeperLeaseBackend.ZkGrant> grants = acquire(10);
+        List<ZkGrant> grants = acquire(10);
         assertThat(backend.renewAll(grants)).isEmpty();
 
         ZooKeeperTesting.expireSessionAndReconnect(client, server.getConnectString());
@@ -204,7 +204,7 @@ class ZooKeeperBatchRenewalTest {
     /** The session survives the outage, and so do the holders; but a suspended lease was lost, and stays lost. */
     @Test
     void aSuspendedConnectionLosesEveryGrantEvenWhenTheSameSessionComesBack() throws Exception {
-        List<ZooKeeperLeaseBackend.ZkGrant> grants = acquire(10);
+        List<ZkGrant> grants = acquire(10);
         assertThat(backend.renewAll(grants)).isEmpty();
         long session = client.getZookeeperClient().getZooKeeper().getSessionId();
 
@@ -230,13 +230,13 @@ class ZooKeeperBatchRenewalTest {
         try (TcpProxy proxy = new TcpProxy(server.getPort());
                 CuratorFramework cutOffClient = ZooKeeperTesting.client(proxy.address(), session);
                 ZooKeeperLeaseBackend cutOff = new ZooKeeperLeaseBackend(cutOffClient, ROOT, session)) {
-            List<ZooKeeperLeaseBackend.ZkGrant> frozen = acquire(cutOff, 10);
-            List<ZooKeeperLeaseBackend.ZkGrant> reachable = acquire(backend, 10);
+            List<ZkGrant> frozen = acquire(cutOff, 10);
+            List<ZkGrant> reachable = acquire(backend, 10);
             assertThat(cutOff.renewAll(frozen)).isEmpty();
             assertThat(backend.renewAll(reachable)).isEmpty();
 
             proxy.freeze();
-            CompletableFuture<Set<ZooKeeperLeaseBackend.ZkGrant>> inFlight = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<Set<ZkGrant>> inFlight = CompletableFuture.supplyAsync(() -> {
                 try {
                     return cutOff.renewAll(frozen);
                 }
@@ -251,12 +251,12 @@ class ZooKeeperBatchRenewalTest {
         }
     }
 
-    private List<ZooKeeperLeaseBackend.ZkGrant> acquire(int count) throws Exception {
+    private List<ZkGrant> acquire(int count) throws Exception {
         return acquire(backend, count);
     }
 
-    private List<ZooKeeperLeaseBackend.ZkGrant> acquire(ZooKeeperLeaseBackend backend, int count) throws Exception {
-        List<ZooKeeperLeaseBackend.ZkGrant> grants = new ArrayList<>();
+    private List<ZkGrant> acquire(ZooKeeperLeaseBackend backend, int count) throws Exception {
+        List<ZkGrant> grants = new ArrayList<>();
         String prefix = "batch-" + UUID.randomUUID() + "-";
         for (int i = 0; i < count; i++) {
             String name = prefix + i;
@@ -266,7 +266,7 @@ class ZooKeeperBatchRenewalTest {
         return grants;
     }
 
-    private static ZooKeeperLeaseBackend.ZkGrant grantTo(ZooKeeperLeaseBackend backend, String name) throws Exception {
+    private static ZkGrant grantTo(ZooKeeperLeaseBackend backend, String name) throws Exception {
         return backend.tryAcquire(new GrantRequest(name, seconds(30), reason -> { })).orElse(null);
     }
 

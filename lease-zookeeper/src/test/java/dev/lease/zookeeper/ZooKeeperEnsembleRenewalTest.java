@@ -35,7 +35,7 @@ class ZooKeeperEnsembleRenewalTest {
                     CuratorFramework operator = ZooKeeperTesting.client(servers.get(1).getConnectString(), SESSION_TIMEOUT);
                     ZooKeeperLeaseBackend backend = new ZooKeeperLeaseBackend(holderClient, ROOT, SESSION_TIMEOUT)) {
                 for (int round = 0; round < 50; round++) {
-                    List<ZooKeeperLeaseBackend.ZkGrant> grants = new ArrayList<>();
+                    List<ZkGrant> grants = new ArrayList<>();
                     for (int i = 0; i < 2; i++) {
                         grants.add(backend.tryAcquire(new GrantRequest("ensemble-" + round + "-" + i, seconds(10),
                                 reason -> { })).orElseThrow());
@@ -43,7 +43,7 @@ class ZooKeeperEnsembleRenewalTest {
                     assertThat(backend.renewAll(grants)).isEmpty();
                     operator.delete().forPath(ROOT + "/" + grants.get(0).name() + "/holder");
                     assertThat(backend.renewAll(grants)).as("round " + round).containsExactly(grants.get(0));
-                    for (ZooKeeperLeaseBackend.ZkGrant grant : grants) {
+                    for (ZkGrant grant : grants) {
                         backend.release(grant);
                     }
                 }

@@ -81,7 +81,7 @@ class ZooKeeperIdleNamesTest {
         String name = "recreated";
         long last = 0;
         for (int round = 0; round < 4; round++) {
-            ZooKeeperLeaseBackend.ZkGrant grant = grant(backend, name).orElseThrow();
+            ZkGrant grant = grant(backend, name).orElseThrow();
             assertThat(grant.value()).as("token of round " + round).isGreaterThan(last);
             assertThat(grant.version()).as("the znode was re-created").isEqualTo(1);
             last = grant.value();
@@ -98,16 +98,16 @@ class ZooKeeperIdleNamesTest {
     void versionTokensWouldGoBackIfTheNameWereDeleted() throws Exception {
         ZooKeeperLeaseBackend backend = backend(firstClient, ZooKeeperTokenSource.VERSION, null);
         String name = "kept";
-        ZooKeeperLeaseBackend.ZkGrant first = grant(backend, name).orElseThrow();
+        ZkGrant first = grant(backend, name).orElseThrow();
         backend.release(first);
-        ZooKeeperLeaseBackend.ZkGrant second = grant(backend, name).orElseThrow();
+        ZkGrant second = grant(backend, name).orElseThrow();
         backend.release(second);
         assertThat(second.value()).isGreaterThan(first.value());
         assertThat(backend.deleteIdleNamesNow()).as("version tokens keep idle names").isZero();
         assertThat(firstClient.checkExists().forPath(ROOT + "/" + name)).isNotNull();
 
         firstClient.delete().forPath(ROOT + "/" + name);
-        ZooKeeperLeaseBackend.ZkGrant afterDeletion = grant(backend, name).orElseThrow();
+        ZkGrant afterDeletion = grant(backend, name).orElseThrow();
         backend.release(afterDeletion);
         assertThat(afterDeletion.value()).as("the token went back").isLessThanOrEqualTo(first.value());
     }
@@ -117,12 +117,12 @@ class ZooKeeperIdleNamesTest {
         ZooKeeperLeaseBackend versions = backend(firstClient, ZooKeeperTokenSource.VERSION, null);
         long last = 0;
         for (int i = 0; i < 5; i++) {
-            ZooKeeperLeaseBackend.ZkGrant grant = grant(versions, "switched").orElseThrow();
+            ZkGrant grant = grant(versions, "switched").orElseThrow();
             versions.release(grant);
             last = grant.value();
         }
         ZooKeeperLeaseBackend zxids = backend(secondClient, ZooKeeperTokenSource.ZXID, null);
-        ZooKeeperLeaseBackend.ZkGrant grant = grant(zxids, "switched").orElseThrow();
+        ZkGrant grant = grant(zxids, "switched").orElseThrow();
         zxids.release(grant);
         assertThat(grant.value()).isGreaterThan(last);
     }
@@ -130,7 +130,7 @@ class ZooKeeperIdleNamesTest {
     @Test
     void aHeldNameIsNeverDeletedHoweverLongItIsIdle() throws Exception {
         ZooKeeperLeaseBackend backend = backend(firstClient, ZooKeeperTokenSource.ZXID, Duration.ofMillis(1));
-        ZooKeeperLeaseBackend.ZkGrant held = grant(backend, "held").orElseThrow();
+        ZkGrant held = grant(backend, "held").orElseThrow();
         grant(backend, "free").ifPresent(g -> {
             try {
                 backend.release(g);
@@ -163,7 +163,7 @@ class ZooKeeperIdleNamesTest {
             if (name.equals("mixed-old")) {
                 versions.release(grant(versions, name).orElseThrow()); // a name from before the switch
             }
-            ZooKeeperLeaseBackend.ZkGrant zxid = grant(zxids, name).orElseThrow();
+            ZkGrant zxid = grant(zxids, name).orElseThrow();
             zxids.release(zxid);
 
             assertThatIllegalStateException().as(name).isThrownBy(() -> grant(versions, name))
@@ -174,7 +174,7 @@ class ZooKeeperIdleNamesTest {
             assertThat(firstClient.checkExists().forPath(ROOT + "/" + name + "/holder")).as("refused grant released")
                     .isNull();
             assertThat(versions.liveGrants()).isZero();
-            ZooKeeperLeaseBackend.ZkGrant again = grant(zxids, name).orElseThrow();
+            ZkGrant again = grant(zxids, name).orElseThrow();
             assertThat(again.value()).as("zxid tokens go on rising").isGreaterThan(zxid.value());
             zxids.release(again);
         }
@@ -196,7 +196,7 @@ class ZooKeeperIdleNamesTest {
         assertThat(firstClient.checkExists().forPath(ROOT + "/unmarked")).as("unmarked name kept").isNotNull();
         // The version instance goes on with its existing name, but must not re-create one the sweeper may have
         // deleted after zxid grants.
-        ZooKeeperLeaseBackend.ZkGrant kept = grant(versions, "unmarked").orElseThrow();
+        ZkGrant kept = grant(versions, "unmarked").orElseThrow();
         assertThat(kept.value()).isEqualTo(2);
         versions.release(kept);
         assertThatIllegalStateException().isThrownBy(() -> grant(versions, "marked"))
@@ -240,9 +240,9 @@ class ZooKeeperIdleNamesTest {
     void closingTheBackendReportsItsGrantsLost() throws Exception {
         ZooKeeperLeaseBackend backend = new ZooKeeperLeaseBackend(firstClient, ROOT, SESSION_TIMEOUT);
         List<String> reasons = new CopyOnWriteArrayList<>();
-        ZooKeeperLeaseBackend.ZkGrant watched = backend.tryAcquire(new GrantRequest("closed-a", seconds(10),
+        ZkGrant watched = backend.tryAcquire(new GrantRequest("closed-a", seconds(10),
                 reasons::add)).orElseThrow();
-        ZooKeeperLeaseBackend.ZkGrant fresh = backend.tryAcquire(new GrantRequest("closed-b", seconds(10),
+        ZkGrant fresh = backend.tryAcquire(new GrantRequest("closed-b", seconds(10),
                 reasons::add)).orElseThrow();
         assertThat(backend.renew(watched)).isTrue();
         backend.close();
@@ -267,13 +267,13 @@ class ZooKeeperIdleNamesTest {
     void aReleaseFromAnEndedSessionLeavesALaterHolderAlone() throws Exception {
         ZooKeeperLeaseBackend stale = new ZooKeeperLeaseBackend(firstClient, ROOT, SESSION_TIMEOUT);
         backends.add(stale);
-        ZooKeeperLeaseBackend.ZkGrant old = stale.tryAcquire(new GrantRequest("ended", seconds(10), reason -> { }))
+        ZkGrant old = stale.tryAcquire(new GrantRequest("ended", seconds(10), reason -> { }))
                 .orElseThrow();
         ZooKeeperTesting.expireSessionAndReconnect(firstClient, server.getConnectString());
         secondClient.delete().deletingChildrenIfNeeded().forPath(ROOT + "/ended");
         ZooKeeperLeaseBackend later = new ZooKeeperLeaseBackend(secondClient, ROOT, SESSION_TIMEOUT);
         backends.add(later);
-        ZooKeeperLeaseBackend.ZkGrant successor = later.tryAcquire(new GrantRequest("ended", seconds(10),
+        ZkGrant successor = later.tryAcquire(new GrantRequest("ended", seconds(10),
                 reason -> { })).orElseThrow();
         assertThat(successor.version()).as("the name started again").isEqualTo(old.version());
 
@@ -289,7 +289,7 @@ class ZooKeeperIdleNamesTest {
     void aHolderWatchRemovedWhileHeldLosesTheGrant() throws Exception {
         ZooKeeperLeaseBackend backend = new ZooKeeperLeaseBackend(firstClient, ROOT, SESSION_TIMEOUT);
         List<String> reasons = new CopyOnWriteArrayList<>();
-        ZooKeeperLeaseBackend.ZkGrant grant = backend.tryAcquire(new GrantRequest("unwatched", seconds(10),
+        ZkGrant grant = backend.tryAcquire(new GrantRequest("unwatched", seconds(10),
                 reasons::add)).orElseThrow();
         assertThat(backend.renew(grant)).as("arms the watch").isTrue();
         firstClient.watchers().removeAll().locally().forPath(ROOT + "/unwatched/holder");
@@ -328,12 +328,12 @@ class ZooKeeperIdleNamesTest {
                 work.add(pool.submit(() -> {
                     while (!stop.get()) {
                         String name = names[random.nextInt(names.length)];
-                        Optional<ZooKeeperLeaseBackend.ZkGrant> granted = grant(backend, name);
+                        Optional<ZkGrant> granted = grant(backend, name);
                         if (granted.isEmpty()) {
                             Thread.onSpinWait();
                             continue;
                         }
-                        ZooKeeperLeaseBackend.ZkGrant grant = granted.get();
+                        ZkGrant grant = granted.get();
                         AtomicInteger count = holders.computeIfAbsent(name, n -> new AtomicInteger());
                         assertThat(count.incrementAndGet()).as("holders of " + name).isEqualTo(1);
                         Long previous = lastToken.put(name, grant.value());
@@ -382,7 +382,7 @@ class ZooKeeperIdleNamesTest {
         return backend;
     }
 
-    private static Optional<ZooKeeperLeaseBackend.ZkGrant> grant(ZooKeeperLeaseBackend backend, String name) throws Exception {
+    private static Optional<ZkGrant> grant(ZooKeeperLeaseBackend backend, String name) throws Exception {
         return backend.tryAcquire(new GrantRequest(name, seconds(10), reason -> { }));
     }
 }

@@ -52,7 +52,7 @@ class ZooKeeperIdlePrivilegeTest {
         }
     }
 
-    private static ZooKeeperLeaseBackend.ZkGrant grant(ZooKeeperLeaseBackend backend, String name) throws Exception {
+    private static ZkGrant grant(ZooKeeperLeaseBackend backend, String name) throws Exception {
         return backend.tryAcquire(new GrantRequest(name, seconds(10), reason -> { })).orElseThrow();
     }
 }

@@ -19,7 +19,7 @@ import dev.lease.spi.LeaseBackend;
  * application instances. The session timeout is long enough for the suite's 30 s default ttl; expiry is forced by
  * expiring the first client's session on the server, the way a long pause would.
  */
-class ZooKeeperLeaseBackendContractTest extends LeaseBackendContractTest<ZooKeeperLeaseBackend.ZkGrant> {
+class ZooKeeperLeaseBackendContractTest extends LeaseBackendContractTest<ZkGrant> {
 
     private static final String ROOT = "/contract-leases";
     private static final Duration SESSION_TIMEOUT = seconds(40);
@@ -52,12 +52,12 @@ class ZooKeeperLeaseBackendContractTest extends LeaseBackendContractTest<ZooKeep
     }
 
     @Override
-    protected LeaseBackend<ZooKeeperLeaseBackend.ZkGrant> backend() {
+    protected LeaseBackend<ZkGrant> backend() {
         return first;
     }
 
     @Override
-    protected LeaseBackend<ZooKeeperLeaseBackend.ZkGrant> secondBackend() {
+    protected LeaseBackend<ZkGrant> secondBackend() {
         return second;
     }
 
@@ -73,7 +73,7 @@ class ZooKeeperLeaseBackendContractTest extends LeaseBackendContractTest<ZooKeep
 
     /** Expires the first client's whole session, as a pause longer than the session timeout would. */
     @Override
-    protected void letExpire(ZooKeeperLeaseBackend.ZkGrant grant) throws Exception {
+    protected void letExpire(ZkGrant grant) throws Exception {
         ZooKeeperTesting.expireSessionAndReconnect(firstClient, server.getConnectString());
     }
 }

@@ -76,7 +76,7 @@ class ZooKeeperLeaseFaultTest {
 
         server.restart();
 
-        AtomicReference<ZooKeeperLeaseBackend.ZkGrant> after = new AtomicReference<>();
+        AtomicReference<ZkGrant> after = new AtomicReference<>();
         await().atMost(seconds(30)).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
                 .until(() -> backend.tryAcquire(request(name)).map(g -> { after.set(g); return g; }).isPresent());
         assertThat(after.get().token().getAsLong()).as("token after restart, same client").isGreaterThan(before);
@@ -136,7 +136,7 @@ class ZooKeeperLeaseFaultTest {
         long frozenAt = System.nanoTime();
         proxy.freeze();
 
-        AtomicReference<ZooKeeperLeaseBackend.ZkGrant> successor = new AtomicReference<>();
+        AtomicReference<ZkGrant> successor = new AtomicReference<>();
         AtomicLong grantedAt = new AtomicLong();
         await().atMost(SESSION_TIMEOUT.multipliedBy(3).plus(seconds(10))).pollInterval(Duration.ofMillis(20))
                 .until(() -> {

@@ -135,7 +135,7 @@ class ZooKeeperSessionChangeTest {
         ours.abandon(request);
         assertThat(ourClient.checkExists().forPath(holder)).as("our holder on another session").isNull();
 
-        ZooKeeperLeaseBackend.ZkGrant held = neighbour.tryAcquire(request).orElseThrow();
+        ZkGrant held = neighbour.tryAcquire(request).orElseThrow();
         ours.abandon(request);
         assertThat(ourClient.checkExists().forPath(holder)).as("another backend's holder on our session").isNotNull();
         assertThat(neighbour.renew(held)).isTrue();

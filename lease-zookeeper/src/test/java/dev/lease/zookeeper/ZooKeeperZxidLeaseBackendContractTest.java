@@ -18,7 +18,7 @@ import dev.lease.spi.LeaseBackend;
  * The contract suite with zxid tokens, and idle names' znodes deleted after a short idle time while it runs: the
  * same two backends on two clients (two sessions) as {@link ZooKeeperLeaseBackendContractTest}.
  */
-class ZooKeeperZxidLeaseBackendContractTest extends LeaseBackendContractTest<ZooKeeperLeaseBackend.ZkGrant> {
+class ZooKeeperZxidLeaseBackendContractTest extends LeaseBackendContractTest<ZkGrant> {
 
     private static final String ROOT = "/contract-leases-zxid";
     private static final Duration SESSION_TIMEOUT = seconds(40);
@@ -53,12 +53,12 @@ class ZooKeeperZxidLeaseBackendContractTest extends LeaseBackendContractTest<Zoo
     }
 
     @Override
-    protected LeaseBackend<ZooKeeperLeaseBackend.ZkGrant> backend() {
+    protected LeaseBackend<ZkGrant> backend() {
         return first;
     }
 
     @Override
-    protected LeaseBackend<ZooKeeperLeaseBackend.ZkGrant> secondBackend() {
+    protected LeaseBackend<ZkGrant> secondBackend() {
         return second;
     }
 
@@ -74,7 +74,7 @@ class ZooKeeperZxidLeaseBackendContractTest extends LeaseBackendContractTest<Zoo
 
     /** Expires the first client's whole session, as a pause longer than the session timeout would. */
     @Override
-    protected void letExpire(ZooKeeperLeaseBackend.ZkGrant grant) throws Exception {
+    protected void letExpire(ZkGrant grant) throws Exception {
         ZooKeeperTesting.expireSessionAndReconnect(firstClient, server.getConnectString());
     }
 }
