@@ -9,11 +9,13 @@ import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcOperations;
+import org.springframework.jdbc.core.PreparedStatementCallback;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.lease.FencingToken;
 import dev.lease.Lease;
 import dev.lease.LeaseContext;
+import dev.lease.sql.SqlDialect;
 
 /**
  * Fence at grant over JDBC, for {@link JdbcFence} and {@link FencedTable}: where the advance runs and how long it may
@@ -42,12 +44,12 @@ final class FenceAtGrant {
 
     private final JdbcOperations jdbc;
     private final OwnTransaction ownTransaction;
-    private final Supplier<FencePlatform> platform;
+    private final Supplier<SqlDialect> dialect;
 
-    FenceAtGrant(JdbcOperations jdbc, Supplier<FencePlatform> platform) {
+    FenceAtGrant(JdbcOperations jdbc, Supplier<SqlDialect> dialect) {
         this.jdbc = jdbc;
         this.ownTransaction = new OwnTransaction(jdbc);
-        this.platform = platform;
+        this.dialect = dialect;
     }
 
     /**
@@ -93,22 +95,22 @@ final class FenceAtGrant {
             advance.run();
             return;
         }
-        FencePlatform p = platform.get();
-        Object before = p.readLockTimeout(jdbc);
-        p.setLockTimeout(jdbc, p.lockTimeout(bound));
+        SqlDialect d = dialect.get();
+        Object before = readLockTimeout(d);
+        setLockTimeout(d, d.lockTimeout(bound));
         long start = System.nanoTime();
         try {
             advance.run();
         }
         catch (DataAccessException ex) {
-            if (isLockTimeout(p, ex)) {
+            if (isLockTimeout(d, ex)) {
                 throw new CannotAcquireLockException(lockWaitTimedOut(target, token, bound, System.nanoTime() - start),
                         ex);
             }
             throw ex;
         }
         finally {
-            restore(p, before);
+            restore(d, before);
         }
     }
 
@@ -116,20 +118,35 @@ final class FenceAtGrant {
      * Sets the caller's lock timeout back. On PostgreSQL it is local to the transaction, which a lock timeout aborts:
      * nothing can run in it then, and the setting ends with it anyway.
      */
-    private void restore(FencePlatform p, Object before) {
+    private void restore(SqlDialect d, Object before) {
         try {
-            p.setLockTimeout(jdbc, before);
+            setLockTimeout(d, before);
         }
         catch (DataAccessException ex) {
-            if (p != FencePlatform.POSTGRESQL) {
+            if (d != SqlDialect.POSTGRESQL) {
                 throw ex;
             }
         }
     }
 
-    private static boolean isLockTimeout(FencePlatform p, Throwable ex) {
+    /** The lock timeout of the connection the caller's transaction runs on, as {@link #setLockTimeout} takes it. */
+    private Object readLockTimeout(SqlDialect d) {
+        Object value = jdbc.queryForObject(d.readLockTimeout(), Object.class);
+        // MySQL's unsigned system variables come back as BigInteger, which not every driver binds.
+        return value instanceof Number number ? Long.valueOf(number.longValue()) : value;
+    }
+
+    /** Sets the lock timeout of the connection the caller's transaction runs on, to {@code value}. */
+    private void setLockTimeout(SqlDialect d, Object value) {
+        jdbc.execute(d.setLockTimeout(), (PreparedStatementCallback<Boolean>) statement -> {
+            statement.setObject(1, value);
+            return statement.execute();
+        });
+    }
+
+    private static boolean isLockTimeout(SqlDialect d, Throwable ex) {
         for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql && p.isLockTimeout(sql)) {
+            if (cause instanceof SQLException sql && d.isLockTimeout(sql)) {
                 return true;
             }
         }

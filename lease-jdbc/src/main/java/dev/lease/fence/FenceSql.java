@@ -1,5 +1,7 @@
 package dev.lease.fence;
 
+import dev.lease.sql.SqlDialect;
+
 /**
  * The statements on the {@code lease_fence} table, one owner for {@link JdbcFence} and {@link R2dbcFence}. Written
  * with named parameters ({@code :token}, {@code :resource}), which Spring's R2DBC {@code DatabaseClient} binds by
@@ -15,20 +17,15 @@ final class FenceSql {
     private FenceSql() {
     }
 
-    /**
-     * Inserts a fence row unless it exists, without aborting the caller's transaction.
-     *
-     * @param platform {@code postgresql}, {@code mysql} or {@code h2} ({@code dev.lease.jdbc.SqlPlatforms})
-     */
-    static String insertIfAbsent(String platform) {
-        return switch (platform) {
-            case "postgresql" -> "INSERT INTO " + JdbcFence.TABLE + " (resource, fence) VALUES (:resource, :token)"
-                    + " ON CONFLICT (resource) DO NOTHING";
-            case "mysql" -> "INSERT IGNORE INTO " + JdbcFence.TABLE + " (resource, fence) VALUES (:resource, :token)";
-            case "h2" -> "INSERT INTO " + JdbcFence.TABLE + " (resource, fence) SELECT :resource, :token FROM DUAL"
-                    + " WHERE NOT EXISTS (SELECT 1 FROM " + JdbcFence.TABLE + " WHERE resource = :resource)";
-            default -> throw new IllegalStateException("No fence statements for " + platform);
-        };
+    /** Inserts a fence row unless it exists, without aborting the caller's transaction. */
+    static String insertIfAbsent(SqlDialect dialect) {
+        return dialect.insertUnlessPresent(JdbcFence.TABLE, "resource, fence", ":resource, :token", "resource",
+                ":resource");
+    }
+
+    /** The DDL that creates the {@code lease_fence} table unless it exists, on this database. */
+    static String createTable(SqlDialect dialect) {
+        return SqlDialect.readStatement(dialect.script("dev/lease/fence/schema"));
     }
 
     /** The JDBC form of a statement: each named parameter becomes {@code ?}, to bind in order of appearance. */

@@ -9,8 +9,8 @@ import org.springframework.dao.EmptyResultDataAccessException;
 import org.springframework.jdbc.core.JdbcOperations;
 
 import dev.lease.FencingToken;
-import dev.lease.jdbc.SqlIdentifiers;
 import dev.lease.spi.LeaseNames;
+import dev.lease.sql.SqlIdentifiers;
 
 /**
  * A table whose rows carry their own fence column: {@link #update} writes a row's values and moves its fence to the

@@ -17,10 +17,10 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.lease.FencingToken;
-import dev.lease.jdbc.SqlIdentifiers;
-import dev.lease.jdbc.SqlPlatforms;
 import dev.lease.spi.GrantFence;
 import dev.lease.spi.LeaseNames;
+import dev.lease.sql.SqlDialect;
+import dev.lease.sql.SqlIdentifiers;
 
 /**
  * Fencing at the resource, in the caller's own transaction: the check that turns a lease into a guarantee.
@@ -65,7 +65,7 @@ public final class JdbcFence implements Fence, GrantFence {
     private final JdbcOperations jdbc;
     private final FenceListener listener;
     private final FenceAtGrant atGrant;
-    private volatile FencePlatform platform;
+    private volatile SqlDialect dialect;
 
     /**
      * A fence over the given operations.
@@ -87,7 +87,7 @@ public final class JdbcFence implements Fence, GrantFence {
      */
     public JdbcFence(JdbcOperations jdbc, FenceListener listener) {
         this.jdbc = Objects.requireNonNull(jdbc, "jdbc");
-        this.atGrant = new FenceAtGrant(jdbc, this::platform);
+        this.atGrant = new FenceAtGrant(jdbc, this::dialect);
         this.listener = Objects.requireNonNull(listener, "listener");
     }
 
@@ -276,13 +276,13 @@ public final class JdbcFence implements Fence, GrantFence {
      * ({@code dev/lease/fence/schema-<platform>.sql}).
      */
     public void createSchema() {
-        jdbc.execute(SqlPlatforms.readStatement("dev/lease/fence/schema-" + platform().script + ".sql"));
+        jdbc.execute(FenceSql.createTable(dialect()));
     }
 
     private boolean insertIfAbsent(String resource, long value) {
-        FencePlatform p = platform();
+        SqlDialect d = dialect();
         try {
-            return jdbc.update(p.insertIfAbsent, p.insertBindsResourceTwice
+            return jdbc.update(FenceSql.positional(FenceSql.insertIfAbsent(d)), d.insertBindsKeyAgain()
                     ? new Object[] {resource, value, resource} : new Object[] {resource, value}) > 0;
         }
         catch (DuplicateKeyException ex) {
@@ -292,14 +292,16 @@ public final class JdbcFence implements Fence, GrantFence {
         }
     }
 
-    private FencePlatform platform() {
-        FencePlatform p = platform;
-        if (p == null) {
+    private SqlDialect dialect() {
+        SqlDialect d = dialect;
+        if (d == null) {
             String product = jdbc.execute((ConnectionCallback<String>) c -> c.getMetaData().getDatabaseProductName());
-            p = FencePlatform.of(product);
-            platform = p;
+            d = SqlDialect.forProductName(product).orElseThrow(() -> new IllegalStateException("JdbcFence supports "
+                    + "PostgreSQL, MySQL, MariaDB and H2, but the database is '" + product + "'. Check tokens with a "
+                    + "fence column in your own table instead (JdbcFence.table)."));
+            dialect = d;
         }
-        return p;
+        return d;
     }
 
     static void validateResource(String resource) {

@@ -13,7 +13,7 @@ import org.springframework.transaction.support.DefaultTransactionDefinition;
 import reactor.core.publisher.Mono;
 
 import dev.lease.FencingToken;
-import dev.lease.jdbc.SqlPlatforms;
+import dev.lease.sql.SqlDialect;
 
 /**
  * {@link JdbcFence} for reactive applications: the same table {@code lease_fence(resource, fence)} and the same
@@ -37,7 +37,7 @@ public final class R2dbcFence {
     private final DatabaseClient db;
     private final FenceListener listener;
     private final TransactionalOperator ownTransaction;
-    private volatile String platform;
+    private volatile SqlDialect dialect;
 
     /**
      * @param db the client of the database the fenced resource lives in, bound to the same transactions as the writes
@@ -111,8 +111,7 @@ public final class R2dbcFence {
      * @return completes once the table exists
      */
     public Mono<Void> createSchema() {
-        return platform().flatMap(p -> db.sql(SqlPlatforms.readStatement("dev/lease/fence/schema-" + p + ".sql"))
-                .then());
+        return dialect().flatMap(d -> db.sql(FenceSql.createTable(d)).then());
     }
 
     private Mono<Boolean> update(long value, String resource) {
@@ -121,7 +120,7 @@ public final class R2dbcFence {
     }
 
     private Mono<Boolean> insertIfAbsent(String resource, long value) {
-        return platform().flatMap(p -> db.sql(FenceSql.insertIfAbsent(p)).bind("resource", resource)
+        return dialect().flatMap(d -> db.sql(FenceSql.insertIfAbsent(d)).bind("resource", resource)
                 .bind("token", value).fetch().rowsUpdated().map(rows -> rows > 0));
     }
 
@@ -155,17 +154,17 @@ public final class R2dbcFence {
                 .then();
     }
 
-    private Mono<String> platform() {
-        String known = platform;
+    private Mono<SqlDialect> dialect() {
+        SqlDialect known = dialect;
         if (known != null) {
             return Mono.just(known);
         }
         String product = db.getConnectionFactory().getMetadata().getName();
         return Mono.fromCallable(() -> {
-            String p = SqlPlatforms.of(product).orElseThrow(() -> new IllegalStateException("R2dbcFence supports "
-                    + "PostgreSQL, MySQL, MariaDB and H2, but the database is '" + product + "'."));
-            platform = p;
-            return p;
+            SqlDialect d = SqlDialect.forProductName(product).orElseThrow(() -> new IllegalStateException(
+                    "R2dbcFence supports PostgreSQL, MySQL, MariaDB and H2, but the database is '" + product + "'."));
+            dialect = d;
+            return d;
         });
     }
 }

@@ -7,6 +7,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import dev.lease.sql.SqlDialect;
+
 /** The JDBC backend on H2, with a schema-qualified table; two DataSources stand for two application instances. */
 class H2JdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest {
 
@@ -51,7 +53,7 @@ class H2JdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest {
     }
 
     @Override
-    protected Dialect dialect() {
-        return Dialect.H2;
+    protected SqlDialect dialect() {
+        return SqlDialect.H2;
     }
 }

@@ -7,6 +7,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import dev.lease.sql.SqlDialect;
+
 /** Shared tokens on H2. */
 class H2SharedTokenJdbcLeaseBackendContractTest extends SharedTokenJdbcLeaseBackendContractTest {
 
@@ -52,7 +54,7 @@ class H2SharedTokenJdbcLeaseBackendContractTest extends SharedTokenJdbcLeaseBack
     }
 
     @Override
-    protected Dialect dialect() {
-        return Dialect.H2;
+    protected SqlDialect dialect() {
+        return SqlDialect.H2;
     }
 }

@@ -51,6 +51,7 @@ import dev.lease.core.LeaseEngine;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
+import dev.lease.sql.SqlDialect;
 import dev.lease.testing.TcpProxy;
 
 /**
@@ -136,7 +137,7 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
         assertThat(grant(secondBackend(), name, seconds(30))).as("taken while an hour is left").isEmpty();
 
         // Only the database's clock moves the row into the past; the holder's JVM still believes in an hour.
-        new JdbcTemplate(dataSource()).update("UPDATE " + table() + " SET expires_at = " + dialect().now
+        new JdbcTemplate(dataSource()).update("UPDATE " + table() + " SET expires_at = " + dialect().now()
                 + " WHERE name = ?", name);
 
         var successor = grant(secondBackend(), name, seconds(30)).orElseThrow();
@@ -389,7 +390,7 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
         JdbcLeaseBackend batch = new JdbcLeaseBackend(preparedSql(dataSource(), prepared), table());
         String prefix = uniqueName();
         List<JdbcLeaseBackend.JdbcGrant> longer = new ArrayList<>();
-        for (int i = 0; i < JdbcLeaseBackend.RENEW_CHUNK + 7; i++) {
+        for (int i = 0; i < BatchRenewal.CHUNK + 7; i++) {
             longer.add(grant(backend(), prefix + "-long-" + i, Duration.ofMinutes(10)).orElseThrow());
         }
         List<JdbcLeaseBackend.JdbcGrant> shorter = new ArrayList<>();
@@ -402,11 +403,11 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
                 seconds(30).toMillis(), prefix + "-%");
         breakLease(longer.get(3).name());
         breakLease(shorter.get(1).name());
-        admin.update("UPDATE " + table() + " SET expires_at = " + dialect().now + " WHERE name = ?",
-                longer.get(JdbcLeaseBackend.RENEW_CHUNK + 2).name());
-        backend().release(longer.get(JdbcLeaseBackend.RENEW_CHUNK - 1));
+        admin.update("UPDATE " + table() + " SET expires_at = " + dialect().now() + " WHERE name = ?",
+                longer.get(BatchRenewal.CHUNK + 2).name());
+        backend().release(longer.get(BatchRenewal.CHUNK - 1));
         Set<JdbcLeaseBackend.JdbcGrant> expectedLost = Set.of(longer.get(3), shorter.get(1),
-                longer.get(JdbcLeaseBackend.RENEW_CHUNK + 2), longer.get(JdbcLeaseBackend.RENEW_CHUNK - 1));
+                longer.get(BatchRenewal.CHUNK + 2), longer.get(BatchRenewal.CHUNK - 1));
         List<JdbcLeaseBackend.JdbcGrant> all = new ArrayList<>(longer);
         all.addAll(shorter);
 
@@ -460,7 +461,7 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
         JdbcTemplate jdbc = new JdbcTemplate(adminDataSource());
         jdbc.execute("CREATE TABLE " + narrow + " (name VARCHAR(16) NOT NULL PRIMARY KEY, owner VARCHAR(64), "
                 + "token BIGINT NOT NULL, expires_at "
-                + (dialect() == Dialect.MYSQL ? "DATETIME(6)" : "TIMESTAMP WITH TIME ZONE") + " NOT NULL)");
+                + (dialect() == SqlDialect.MYSQL ? "DATETIME(6)" : "TIMESTAMP WITH TIME ZONE") + " NOT NULL)");
         grantOnTestTable(narrow);
         try {
             JdbcLeaseBackend verified = new JdbcLeaseBackend(dataSource(), narrow);
@@ -506,10 +507,10 @@ abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<Jdb
     }
 
     /** The dialect of this test's database. */
-    protected abstract Dialect dialect();
+    protected abstract SqlDialect dialect();
 
     private String nowPlusMillisSql() {
-        return dialect().nowPlusMillis;
+        return dialect().nowPlusMillis();
     }
 
     private LeaseEngine engineOver(LeaseBackend<?> backend) {

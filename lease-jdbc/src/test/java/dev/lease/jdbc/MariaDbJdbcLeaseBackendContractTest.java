@@ -22,6 +22,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 import dev.lease.spi.Grant;
+import dev.lease.sql.SqlDialect;
 import dev.lease.testing.MariaDbServer;
 import dev.lease.testing.TcpProxy;
 
@@ -70,8 +71,8 @@ class MariaDbJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest {
     }
 
     @Override
-    protected Dialect dialect() {
-        return Dialect.MYSQL;
+    protected SqlDialect dialect() {
+        return SqlDialect.MYSQL;
     }
 
     @Override

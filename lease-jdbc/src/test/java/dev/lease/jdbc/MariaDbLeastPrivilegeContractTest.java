@@ -8,6 +8,7 @@ import org.junit.jupiter.api.condition.EnabledIf;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
+import dev.lease.sql.SqlDialect;
 import dev.lease.testing.MariaDbServer;
 import dev.lease.testing.TcpProxy;
 
@@ -67,8 +68,8 @@ class MariaDbLeastPrivilegeContractTest extends JdbcLeaseBackendContractTest {
     }
 
     @Override
-    protected Dialect dialect() {
-        return Dialect.MYSQL;
+    protected SqlDialect dialect() {
+        return SqlDialect.MYSQL;
     }
 
     @Override

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.condition.EnabledIf;
 
+import dev.lease.sql.SqlDialect;
 import dev.lease.testing.MariaDbServer;
 
 /**
@@ -52,7 +53,7 @@ class MariaDbSharedTokenJdbcLeaseBackendContractTest extends SharedTokenJdbcLeas
     }
 
     @Override
-    protected Dialect dialect() {
-        return Dialect.MYSQL;
+    protected SqlDialect dialect() {
+        return SqlDialect.MYSQL;
     }
 }

@@ -35,6 +35,7 @@ import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
 import dev.lease.spi.Grant;
 import dev.lease.spi.LeaseBackend;
+import dev.lease.sql.SqlDialect;
 import dev.lease.testing.BlockingWork;
 import dev.lease.testing.PostgresServer;
 import dev.lease.testing.TcpProxy;
@@ -76,8 +77,8 @@ class PostgresJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest 
     }
 
     @Override
-    protected Dialect dialect() {
-        return Dialect.POSTGRESQL;
+    protected SqlDialect dialect() {
+        return SqlDialect.POSTGRESQL;
     }
 
     @Override

@@ -18,6 +18,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 import dev.lease.jdbc.JdbcLeaseBackend.Tokens;
+import dev.lease.sql.SqlDialect;
 import dev.lease.testing.PostgresServer;
 import dev.lease.testing.TcpProxy;
 
@@ -79,8 +80,8 @@ class PostgresLeastPrivilegeContractTest extends JdbcLeaseBackendContractTest {
     }
 
     @Override
-    protected Dialect dialect() {
-        return Dialect.POSTGRESQL;
+    protected SqlDialect dialect() {
+        return SqlDialect.POSTGRESQL;
     }
 
     @Override

@@ -5,6 +5,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
+import dev.lease.sql.SqlDialect;
 import dev.lease.testing.PostgresServer;
 
 /** Shared tokens on a real PostgreSQL server. */
@@ -43,7 +44,7 @@ class PostgresSharedTokenJdbcLeaseBackendContractTest extends SharedTokenJdbcLea
     }
 
     @Override
-    protected Dialect dialect() {
-        return Dialect.POSTGRESQL;
+    protected SqlDialect dialect() {
+        return SqlDialect.POSTGRESQL;
     }
 }

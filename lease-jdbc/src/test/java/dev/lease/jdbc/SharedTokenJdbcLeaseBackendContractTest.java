@@ -61,17 +61,17 @@ abstract class SharedTokenJdbcLeaseBackendContractTest extends JdbcLeaseBackendC
     }
 
     /**
-     * Idle rows go in statements of at most {@link JdbcLeaseBackend#IDLE_BATCH} rows, each committed on its own, on a
+     * Idle rows go in statements of at most {@link IdleRowSweeper#BATCH} rows, each committed on its own, on a
      * thread of the backend (not a grant's), which its close ends.
      */
     @Test
     void idleRowsAreDeletedInBatchesOnAThreadOfTheBackendThatCloseEnds() throws Exception {
         String prefix = uniqueName() + "-idle-";
-        int count = 2 * JdbcLeaseBackend.IDLE_BATCH + 5;
+        int count = 2 * IdleRowSweeper.BATCH + 5;
         JdbcTemplate admin = new JdbcTemplate(dataSource());
         for (int i = 0; i < count; i++) {
             admin.update("INSERT INTO " + table() + " (name, owner, token, expires_at) VALUES (?, NULL, 1, "
-                    + dialect().nowPlusMillis + ")", prefix + i, -Duration.ofMinutes(1).toMillis());
+                    + dialect().nowPlusMillis() + ")", prefix + i, -Duration.ofMinutes(1).toMillis());
         }
         List<String> prepared = Collections.synchronizedList(new ArrayList<>());
         JdbcLeaseBackend sweeping = new JdbcLeaseBackend(preparedSql(dataSource(), prepared), table(),
@@ -144,7 +144,7 @@ abstract class SharedTokenJdbcLeaseBackendContractTest extends JdbcLeaseBackendC
         leases.release(issued);
         // The name's row and the counter are far ahead of anything per-name counting alone would reach.
         admin.update("UPDATE " + table() + " SET token = token + 9000 WHERE name = ? OR name = ?", name,
-                JdbcLeaseBackend.COUNTER_ROW);
+                TokenCounter.ROW);
         long highest = issued.value() + 9000;
         makeIdle(name);
         assertThat(leases.deleteIdleRows()).as("rows deleted").isPositive();
@@ -178,7 +178,7 @@ abstract class SharedTokenJdbcLeaseBackendContractTest extends JdbcLeaseBackendC
         leases.deleteIdleRows();
         assertThat(rows(expired.name())).as("expired, idle for longer than 1 ms").isZero();
         assertThat(rows(name)).isEqualTo(1);
-        assertThat(rows(JdbcLeaseBackend.COUNTER_ROW)).as("the counter row").isEqualTo(1);
+        assertThat(rows(TokenCounter.ROW)).as("the counter row").isEqualTo(1);
         assertThat(leases.renew(held)).isTrue();
         assertThat(grant(secondBackend(), name, seconds(30))).as("still busy").isEmpty();
         leases.release(held);
@@ -201,7 +201,7 @@ abstract class SharedTokenJdbcLeaseBackendContractTest extends JdbcLeaseBackendC
         // Rows are kept here: a deletion would make the name's row new, and the counter, not the row, decide.
         JdbcLeaseBackend keeping = new JdbcLeaseBackend(dataSource(), table(), Tokens.SHARED, null);
         keeping.release(grant(keeping, name + "-other", seconds(30)).orElseThrow());
-        admin.update("UPDATE " + table() + " SET token = 1 WHERE name = ?", JdbcLeaseBackend.COUNTER_ROW);
+        admin.update("UPDATE " + table() + " SET token = 1 WHERE name = ?", TokenCounter.ROW);
 
         var g = grant(keeping, name, seconds(30)).orElseThrow();
         assertThat(g.value()).isGreaterThan(before + 1000);
@@ -483,7 +483,7 @@ abstract class SharedTokenJdbcLeaseBackendContractTest extends JdbcLeaseBackendC
 
     /** Moves the row's expiry a minute into the past on the database clock, far beyond {@link #IDLE}. */
     private void makeIdle(String name) {
-        new JdbcTemplate(dataSource()).update("UPDATE " + table() + " SET expires_at = " + dialect().nowPlusMillis
+        new JdbcTemplate(dataSource()).update("UPDATE " + table() + " SET expires_at = " + dialect().nowPlusMillis()
                 + " WHERE name = ?", -Duration.ofMinutes(1).toMillis(), name);
     }
 }

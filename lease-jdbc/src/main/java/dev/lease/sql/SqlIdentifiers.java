@@ -1,4 +1,4 @@
-package dev.lease.jdbc;
+package dev.lease.sql;
 
 import java.util.regex.Pattern;
 
