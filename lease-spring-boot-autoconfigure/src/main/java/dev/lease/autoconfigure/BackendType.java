@@ -50,7 +50,7 @@ enum BackendType {
             + "lease.efficiency-backend).");
 
     /** The properties that name backends. */
-    static final List<String> PROPERTIES = List.of("lease.backend", "lease.correctness-backend",
+    private static final List<String> PROPERTIES = List.of("lease.backend", "lease.correctness-backend",
             "lease.efficiency-backend");
 
     /** The id in {@code lease.backend} and in logs. */
@@ -96,7 +96,7 @@ enum BackendType {
                 .map(entry -> entry.getKey() + "=" + entry.getValue()).findFirst();
     }
 
-    /** What makes each backend that needs not be named available, for a startup that finds none. */
+    /** What makes each backend that need not be named available, for a startup that finds none. */
     static String howToEnableAny() {
         return String.join(" Or ", Arrays.stream(values()).filter(type -> !type.onlyWhenNamed)
                 .map(type -> type.howToEnable).toList());
