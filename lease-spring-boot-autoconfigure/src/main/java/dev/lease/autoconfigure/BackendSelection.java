@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.lease.LeaseConfigurationException;
 import dev.lease.LeaseKind;
 import dev.lease.core.BackendRouter;
@@ -24,8 +26,8 @@ final class BackendSelection {
      * @throws LeaseConfigurationException for an unknown or unavailable id, an ambiguous choice, no backend at
      *         all, or CORRECTNESS routed explicitly to a backend without fencing tokens
      */
-    static BackendRouter select(List<LeaseBackend<?>> available, String backend, String correctness,
-            String efficiency) {
+    static BackendRouter select(List<LeaseBackend<?>> available, @Nullable String backend,
+            @Nullable String correctness, @Nullable String efficiency) {
         Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         LeaseBackend<?> common = isSet(backend) ? pick(available, "lease.backend", backend) : null;
         if (common == null && !(isSet(correctness) && isSet(efficiency))) {
@@ -68,9 +70,7 @@ final class BackendSelection {
         }
         if (available.isEmpty()) {
             throw new LeaseConfigurationException("No lease backend is available.",
-                    "add a backend client and configure it: " + BackendType.ZOOKEEPER.howToEnable + " Or "
-                            + BackendType.REDIS.howToEnable + " Or " + BackendType.JDBC.howToEnable + " Or "
-                            + BackendType.KUBERNETES.howToEnable
+                    "add a backend client and configure it: " + BackendType.howToEnableAny()
                             + " For tests and single-instance applications: lease.backend: in-memory.");
         }
         throw new LeaseConfigurationException(
@@ -83,7 +83,7 @@ final class BackendSelection {
                 : " (available: " + available.stream().map(LeaseBackend::id).collect(Collectors.joining(", ")) + ")";
     }
 
-    private static boolean isSet(String value) {
+    private static boolean isSet(@Nullable String value) {
         return value != null && !value.isBlank();
     }
 }

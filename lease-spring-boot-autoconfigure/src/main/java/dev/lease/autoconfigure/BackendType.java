@@ -1,9 +1,14 @@
 package dev.lease.autoconfigure;
 
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
 
 import dev.lease.etcd.EtcdLeaseBackend;
 import dev.lease.jdbc.JdbcLeaseBackend;
@@ -15,7 +20,8 @@ import dev.lease.zookeeper.ZooKeeperLeaseBackend;
 
 /**
  * The backends this starter configures: the one owner of their ids (as {@code lease.*backend} names them), of how each
- * becomes available, and of whether it must be named to be created at all.
+ * becomes available, of whether it must be named to be created at all, and of reading the {@code lease.*backend}
+ * properties that name them. Whether a backend issues fencing tokens is the backend's own to say, once it exists.
  */
 enum BackendType {
 
@@ -44,7 +50,7 @@ enum BackendType {
             + "lease.efficiency-backend).");
 
     /** The properties that name backends. */
-    static final List<String> PROPERTIES = List.of("lease.backend", "lease.correctness-backend",
+    private static final List<String> PROPERTIES = List.of("lease.backend", "lease.correctness-backend",
             "lease.efficiency-backend");
 
     /** The id in {@code lease.backend} and in logs. */
@@ -69,5 +75,30 @@ enum BackendType {
 
     static List<String> ids() {
         return Arrays.stream(values()).map(type -> type.id).toList();
+    }
+
+    /** The {@code lease.*backend} properties set in {@code environment}: their values, trimmed, by property. */
+    static Map<String, String> named(Environment environment) {
+        Binder binder = Binder.get(environment);
+        Map<String, String> named = new LinkedHashMap<>();
+        for (String property : PROPERTIES) {
+            String value = binder.bind(property, String.class).map(String::trim).orElse("");
+            if (!value.isEmpty()) {
+                named.put(property, value);
+            }
+        }
+        return named;
+    }
+
+    /** The first of {@code named} ({@link #named}) that names this backend, as {@code property=value}. */
+    Optional<String> namedIn(Map<String, String> named) {
+        return named.entrySet().stream().filter(entry -> entry.getValue().equalsIgnoreCase(id))
+                .map(entry -> entry.getKey() + "=" + entry.getValue()).findFirst();
+    }
+
+    /** What makes each backend that need not be named available, for a startup that finds none. */
+    static String howToEnableAny() {
+        return String.join(" Or ", Arrays.stream(values()).filter(type -> !type.onlyWhenNamed)
+                .map(type -> type.howToEnable).toList());
     }
 }

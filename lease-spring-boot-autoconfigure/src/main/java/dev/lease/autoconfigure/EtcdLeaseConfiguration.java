@@ -14,6 +14,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -36,6 +37,7 @@ import dev.lease.etcd.EtcdLeaseBackend;
 @ConditionalOnClass(Client.class)
 @ConditionalOnLeaseBackend(BackendType.ETCD)
 @Conditional(EtcdLeaseConfiguration.EndpointsOrClient.class)
+@EnableConfigurationProperties(EtcdLeaseProperties.class)
 class EtcdLeaseConfiguration {
 
     private static final Log log = LogFactory.getLog(EtcdLeaseConfiguration.class);
@@ -45,8 +47,8 @@ class EtcdLeaseConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(Client.class)
-    Client leaseEtcdClient(LeaseProperties properties, ObjectProvider<EtcdClientBuilderCustomizer> customizers) {
-        List<String> endpoints = endpoints(properties.getEtcd());
+    Client leaseEtcdClient(EtcdLeaseProperties etcd, ObjectProvider<EtcdClientBuilderCustomizer> customizers) {
+        List<String> endpoints = endpoints(etcd);
         List<String> refused = ConnectProbe.allRefused(addresses(endpoints), STARTUP_TIMEOUT);
         if (!refused.isEmpty()) {
             throw new LeaseConfigurationException("Could not connect to etcd at '" + String.join(",", endpoints)
@@ -60,9 +62,9 @@ class EtcdLeaseConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(EtcdLeaseBackend.class)
-    EtcdLeaseBackend etcdLeaseBackend(Client client, LeaseProperties properties) {
+    EtcdLeaseBackend etcdLeaseBackend(Client client, EtcdLeaseProperties etcd) {
         try {
-            return new EtcdLeaseBackend(client, properties.getEtcd().getKeyPrefix());
+            return new EtcdLeaseBackend(client, etcd.getKeyPrefix());
         }
         catch (IllegalArgumentException ex) {
             throw new LeaseConfigurationException(ex.getMessage(), "set lease.etcd.key-prefix to a prefix such as /leases/.");
@@ -71,13 +73,13 @@ class EtcdLeaseConfiguration {
 
     /** A linearizable read when leases are routed to etcd; an application that only reads etcd is not held up by it. */
     @Bean
-    RoutedBackendCheck etcdLeaseBackendAnswers(LeaseProperties properties) {
+    RoutedBackendCheck etcdLeaseBackendAnswers(EtcdLeaseProperties etcd) {
         return router -> RoutedBackendCheck.routedTo(router, EtcdLeaseBackend.class)
-                .forEach(backend -> probe(backend, properties));
+                .forEach(backend -> probe(backend, etcd));
     }
 
-    private static void probe(EtcdLeaseBackend backend, LeaseProperties properties) {
-        List<String> endpoints = properties.getEtcd().getEndpoints();
+    private static void probe(EtcdLeaseBackend backend, EtcdLeaseProperties etcd) {
+        List<String> endpoints = etcd.getEndpoints();
         String where = endpoints != null && !endpoints.isEmpty() ? "at '" + String.join(",", endpoints) + "'"
                 : "(the application's io.etcd.jetcd.Client)";
         try {
@@ -99,7 +101,7 @@ class EtcdLeaseConfiguration {
         }
     }
 
-    private static List<String> endpoints(LeaseProperties.Etcd etcd) {
+    private static List<String> endpoints(EtcdLeaseProperties etcd) {
         List<String> configured = etcd.getEndpoints() == null ? List.of()
                 : etcd.getEndpoints().stream().map(String::trim).filter(e -> !e.isEmpty()).toList();
         if (configured.isEmpty()) {

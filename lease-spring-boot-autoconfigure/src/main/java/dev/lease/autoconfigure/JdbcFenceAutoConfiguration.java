@@ -27,7 +27,7 @@ import dev.lease.fence.JdbcFence;
         "org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration"})
 @ConditionalOnClass({JdbcOperations.class, JdbcFence.class})
 @ConditionalOnSingleCandidate(DataSource.class)
-@EnableConfigurationProperties(LeaseProperties.class)
+@EnableConfigurationProperties(JdbcFenceProperties.class)
 public class JdbcFenceAutoConfiguration {
 
     /** Instantiated by Spring Boot when the auto-configuration applies; applications do not create it. */
@@ -38,7 +38,7 @@ public class JdbcFenceAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(Fence.class)
     JdbcFence jdbcFence(DataSource dataSource, ObjectProvider<JdbcOperations> jdbcOperations,
-            LeaseProperties properties, ObjectProvider<FenceListener> listeners) {
+            JdbcFenceProperties properties, ObjectProvider<FenceListener> listeners) {
         List<FenceListener> told = listeners.orderedStream().toList();
         JdbcFence fence = new JdbcFence(jdbcOperations.getIfUnique(() -> new JdbcTemplate(dataSource)),
                 (table, rejection) -> told.forEach(listener -> {
@@ -49,7 +49,7 @@ public class JdbcFenceAutoConfiguration {
                         // One failing listener must not keep the others from hearing of the refusal.
                     }
                 }));
-        if (JdbcSchemaInitialization.shouldCreate(properties.getFence().getInitializeSchema(), dataSource)) {
+        if (JdbcSchemaInitialization.shouldCreate(properties.getInitializeSchema(), dataSource)) {
             fence.createSchema();
         }
         return fence;

@@ -6,6 +6,7 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanWrapper;
 import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.beans.BeansException;
@@ -15,6 +16,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -41,7 +43,12 @@ import dev.lease.spi.Credentials;
 @ConditionalOnClass(JdbcTemplate.class)
 @Conditional(JdbcLeaseConfiguration.OnDataSourceForLeases.class)
 @ConditionalOnLeaseBackend(BackendType.JDBC)
+@EnableConfigurationProperties(JdbcLeaseProperties.class)
 class JdbcLeaseConfiguration {
+
+    private static final IdleDeletion IDLE_ROWS = new IdleDeletion("lease.jdbc", JdbcLeaseBackend.Tokens.SHARED,
+            "a deleted row would count its tokens from 1 again and reissue tokens that fenced resources already "
+                    + "accepted", "rows");
 
     /** One application DataSource to share, or a pool of the backend's own. */
     static final class OnDataSourceForLeases extends AnyNestedCondition {
@@ -67,16 +74,15 @@ class JdbcLeaseConfiguration {
     @Bean
     @ConditionalOnProperty("lease.jdbc.datasource.url")
     @ConditionalOnMissingBean(JdbcLeaseBackend.class)
-    LeaseBookkeepingPool leaseBookkeepingPool(LeaseProperties properties, ResourceLoader resources) {
-        return LeaseBookkeepingPool.create(properties.getJdbc().getDatasource(), resources.getClassLoader());
+    LeaseBookkeepingPool leaseBookkeepingPool(JdbcLeaseProperties jdbc, ResourceLoader resources) {
+        return LeaseBookkeepingPool.create(jdbc.getDatasource(), resources.getClassLoader());
     }
 
     @Bean
     @ConditionalOnMissingBean
     JdbcLeaseBackend jdbcLeaseBackend(ObjectProvider<DataSource> applicationDataSource,
             List<LeaseBookkeepingPool> ownPool,
-            LeaseProperties properties, Environment environment) {
-        LeaseProperties.Jdbc jdbc = properties.getJdbc();
+            JdbcLeaseProperties jdbc, Environment environment) {
         // A list, not an ObjectProvider: injected this way the pool is recorded as a dependency of the backend, so it
         // closes only after the engine released its leases through the backend.
         LeaseBookkeepingPool pool = ownPool.isEmpty() ? null : ownPool.get(0);
@@ -84,22 +90,9 @@ class JdbcLeaseConfiguration {
         // The condition on this class guarantees one or the other.
         DataSource dataSource = pool != null ? pool.dataSource() : applicationDataSource.getIfUnique();
         JdbcLeaseBackend backend;
-        if (jdbc.getDeleteIdleAfter() != null && jdbc.getToken() != LeaseProperties.Jdbc.Token.SHARED) {
-            throw new LeaseConfigurationException("lease.jdbc.delete-idle-after is set while lease.jdbc.token is "
-                    + "per-name: a deleted row would count its tokens from 1 again and reissue tokens that fenced "
-                    + "resources already accepted.", "set lease.jdbc.token: shared on every instance (tokens keep "
-                            + "rising across the switch), or remove lease.jdbc.delete-idle-after.");
-        }
-        if (jdbc.getDeleteIdleAfter() != null
-                && (jdbc.getDeleteIdleAfter().isNegative() || jdbc.getDeleteIdleAfter().isZero())) {
-            throw new LeaseConfigurationException("lease.jdbc.delete-idle-after is " + jdbc.getDeleteIdleAfter() + ".",
-                    "set lease.jdbc.delete-idle-after to a positive duration such as 1h, or remove it to keep idle "
-                            + "rows.");
-        }
-        JdbcLeaseBackend.Tokens tokens = jdbc.getToken() == LeaseProperties.Jdbc.Token.SHARED
-                ? JdbcLeaseBackend.Tokens.SHARED : JdbcLeaseBackend.Tokens.PER_NAME;
+        IDLE_ROWS.check(jdbc.getDeleteIdleAfter(), jdbc.getToken());
         try {
-            backend = new JdbcLeaseBackend(dataSource, jdbc.getTable(), tokens, jdbc.getDeleteIdleAfter());
+            backend = new JdbcLeaseBackend(dataSource, jdbc.getTable(), jdbc.getToken(), jdbc.getDeleteIdleAfter());
         }
         catch (IllegalArgumentException ex) {
             throw new LeaseConfigurationException(ex.getMessage() + ".",
@@ -139,7 +132,7 @@ class JdbcLeaseConfiguration {
     }
 
     /** The DataSource's own URL where it tells (Hikari, Tomcat, DBCP2, the drivers' own), else spring.datasource.url. */
-    private static String url(DataSource dataSource, Environment environment, boolean ownPool) {
+    private static @Nullable String url(DataSource dataSource, Environment environment, boolean ownPool) {
         BeanWrapper bean = new BeanWrapperImpl(dataSource);
         for (String property : new String[] {"jdbcUrl", "url"}) {
             try {

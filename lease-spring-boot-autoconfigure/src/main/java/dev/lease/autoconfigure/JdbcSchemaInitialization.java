@@ -2,6 +2,7 @@ package dev.lease.autoconfigure;
 
 import javax.sql.DataSource;
 
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.util.ClassUtils;
 
 /** Decides, like Spring Boot does for its own schemas, whether the starter creates a table in a DataSource. */
@@ -12,7 +13,7 @@ final class JdbcSchemaInitialization {
     private JdbcSchemaInitialization() {
     }
 
-    static boolean shouldCreate(SchemaInitialization mode, DataSource dataSource) {
+    static boolean shouldCreate(DatabaseInitializationMode mode, DataSource dataSource) {
         return switch (mode) {
             case ALWAYS -> true;
             case NEVER -> false;

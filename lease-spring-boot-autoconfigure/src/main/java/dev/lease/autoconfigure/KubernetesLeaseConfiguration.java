@@ -2,7 +2,6 @@ package dev.lease.autoconfigure;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.util.Locale;
 import java.util.UUID;
 
 import org.apache.commons.logging.Log;
@@ -14,7 +13,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
-import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.ConditionContext;
@@ -39,6 +38,7 @@ import dev.lease.kubernetes.KubernetesLeaseBackend;
 @ConditionalOnClass(KubernetesClient.class)
 @ConditionalOnLeaseBackend(BackendType.KUBERNETES)
 @Conditional(KubernetesLeaseConfiguration.NamedOrClient.class)
+@EnableConfigurationProperties(KubernetesLeaseProperties.class)
 class KubernetesLeaseConfiguration {
 
     private static final Log log = LogFactory.getLog(KubernetesLeaseConfiguration.class);
@@ -53,8 +53,7 @@ class KubernetesLeaseConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(KubernetesLeaseBackend.class)
-    KubernetesLeaseBackend kubernetesLeaseBackend(KubernetesClient client, LeaseProperties properties) {
-        LeaseProperties.Kubernetes k8s = properties.getKubernetes();
+    KubernetesLeaseBackend kubernetesLeaseBackend(KubernetesClient client, KubernetesLeaseProperties k8s) {
         String namespace = namespace(k8s, client);
         String identity = k8s.getHolderIdentity() != null ? k8s.getHolderIdentity() : defaultHolderIdentity();
         KubernetesLeaseBackend backend;
@@ -77,7 +76,7 @@ class KubernetesLeaseConfiguration {
         return backend;
     }
 
-    private static String namespace(LeaseProperties.Kubernetes k8s, KubernetesClient client) {
+    private static String namespace(KubernetesLeaseProperties k8s, KubernetesClient client) {
         if (k8s.getNamespace() != null && !k8s.getNamespace().isBlank()) {
             return k8s.getNamespace().trim();
         }
@@ -118,14 +117,9 @@ class KubernetesLeaseConfiguration {
 
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-            Binder binder = Binder.get(context.getEnvironment());
-            for (String property : BackendType.PROPERTIES) {
-                String value = binder.bind(property, String.class).orElse("");
-                if (value.trim().toLowerCase(Locale.ROOT).equals(BackendType.KUBERNETES.id)) {
-                    return ConditionOutcome.match(property + "=" + value);
-                }
-            }
-            return ConditionOutcome.noMatch("no lease.*backend property names kubernetes");
+            return BackendType.KUBERNETES.namedIn(BackendType.named(context.getEnvironment()))
+                    .map(ConditionOutcome::match)
+                    .orElseGet(() -> ConditionOutcome.noMatch("no lease.*backend property names kubernetes"));
         }
     }
 }

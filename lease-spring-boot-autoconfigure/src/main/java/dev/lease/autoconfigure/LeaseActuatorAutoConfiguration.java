@@ -16,6 +16,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -57,12 +58,13 @@ public class LeaseActuatorAutoConfiguration {
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass({HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class})
+    @EnableConfigurationProperties(LeaseHealthProperties.class)
     static class HealthConfiguration {
 
         @Bean(destroyMethod = "close")
         @ConditionalOnEnabledHealthIndicator("lease")
-        LeaseHealthChecks leaseHealthChecks(LeaseProperties properties) {
-            return new LeaseHealthChecks(properties.getHealth().getTimeout());
+        LeaseHealthChecks leaseHealthChecks(LeaseHealthProperties health) {
+            return new LeaseHealthChecks(health.getTimeout());
         }
 
         /** Named so that Actuator, which drops the "HealthContributor" suffix, calls the contributor {@code lease}. */

@@ -31,7 +31,7 @@ import dev.lease.spi.LeaseBackend;
  */
 @AutoConfiguration(afterName = {"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration"})
-@EnableConfigurationProperties(LeaseProperties.class)
+@EnableConfigurationProperties({LeaseProperties.class, LeaderElectionProperties.class})
 @Import({InMemoryLeaseConfiguration.class, ZooKeeperLeaseConfiguration.class, RedisLeaseConfiguration.class,
         JdbcLeaseConfiguration.class, KubernetesLeaseConfiguration.class, RedlockLeaseConfiguration.class,
         EtcdLeaseConfiguration.class})
@@ -73,8 +73,8 @@ public class LeaseAutoConfiguration {
     /** Elections declared by @LeaderOnly methods and lease.leader.elections.*; campaigns while the context runs. */
     @Bean
     @ConditionalOnMissingBean
-    SpringLeaderElections leaderElections(ObjectProvider<LeaseEngine> engine, LeaseProperties properties) {
-        return new SpringLeaderElections(engine, properties.getLeader().getElections().entrySet().stream()
+    SpringLeaderElections leaderElections(ObjectProvider<LeaseEngine> engine, LeaderElectionProperties leader) {
+        return new SpringLeaderElections(engine, leader.getElections().entrySet().stream()
                 .map(entry -> new SpringLeaderElections.Declaration(entry.getKey(), entry.getValue().getKind(),
                         entry.getValue().getTtl(), entry.getValue().getRenewEvery(),
                         "lease.leader.elections." + entry.getKey()))

@@ -31,7 +31,7 @@ final class LeaseBookkeepingPool implements DisposableBean {
     }
 
     /** Builds the pool, or refuses the settings naming the property to fix. */
-    static LeaseBookkeepingPool create(LeaseProperties.Jdbc.Datasource settings, ClassLoader classLoader) {
+    static LeaseBookkeepingPool create(JdbcLeaseProperties.Datasource settings, ClassLoader classLoader) {
         if (settings.getMaximumPoolSize() < 1) {
             throw new LeaseConfigurationException("lease.jdbc.datasource.maximum-pool-size is "
                     + settings.getMaximumPoolSize() + ".", "set lease.jdbc.datasource.maximum-pool-size to 1 or more "

@@ -7,6 +7,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.lease.Durations;
 import dev.lease.LeaseConfigurationException;
 
@@ -23,7 +25,7 @@ final class LeaseHealthChecks implements AutoCloseable {
     private final Duration timeout;
     private final ExecutorService executor;
 
-    LeaseHealthChecks(Duration timeout) {
+    LeaseHealthChecks(@Nullable Duration timeout) {
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new LeaseConfigurationException("lease.health.timeout is "
                     + (timeout == null ? "empty" : Durations.format(timeout)) + ", so no health check could ever answer.",

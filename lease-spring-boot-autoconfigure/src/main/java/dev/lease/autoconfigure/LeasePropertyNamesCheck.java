@@ -3,6 +3,7 @@ package dev.lease.autoconfigure;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 import org.apache.commons.logging.Log;
@@ -21,6 +22,12 @@ import dev.lease.LeaseConfigurationException;
  * Fails the startup on a {@code lease.*} key that the starter does not know, naming it and the known key it most
  * resembles. Without it a misspelt key is silently ignored and the mistake shows up far from its cause: a backend
  * picked implicitly, or "add curator-framework" for a misspelt {@code connect-string}.
+ *
+ * <p>Only the application's own configuration can fail the startup. System properties and environment variables also
+ * carry what the surroundings set for every process: Maven passes its {@code -D} options on to every test JVM, and
+ * Kubernetes gives every pod of a namespace {@code LEASE_PORT}, {@code LEASE_SERVICE_HOST}... for a service named
+ * {@code lease}, which Spring Boot reads as {@code lease.port}. Unknown keys there are logged, once, with the same
+ * advice.
  *
  * <p>A bean factory post-processor, so that it runs once every configuration class and its property sources are
  * known, and before any bean is created: before any backend connects or fails.
@@ -59,11 +66,22 @@ final class LeasePropertyNamesCheck implements BeanFactoryPostProcessor, Environ
                     + "), so misspelt lease.* keys cannot be detected.");
             return;
         }
-        List<UnknownProperties.Unknown> unknown = names.find(environment);
-        if (unknown.isEmpty()) {
+        Map<Boolean, List<UnknownProperties.Unknown>> byOwner = names.find(environment).stream()
+                .collect(Collectors.partitioningBy(unknown -> unknown.source().applicationOwned()));
+        List<UnknownProperties.Unknown> outside = byOwner.get(false);
+        if (!outside.isEmpty()) {
+            log.warn(description(outside) + " Only logged: system properties and environment variables are not the "
+                    + "application's own configuration, and may carry lease.* keys meant for something else. If "
+                    + (outside.size() == 1 ? "it was" : "they were") + " meant for the lease starter: "
+                    + advice(outside) + ".");
+        }
+        List<UnknownProperties.Unknown> own = byOwner.get(true);
+        if (own.isEmpty()) {
             return;
         }
-        LeaseConfigurationException failure = failure(unknown);
+        LeaseConfigurationException failure = new LeaseConfigurationException(description(own), advice(own)
+                + ". If such keys are not meant for the starter (a configuration shared with a newer version of the "
+                + "starter), set " + IGNORE_PROPERTY + ": true to log them instead.");
         if (Binder.get(environment).bind(IGNORE_PROPERTY, Boolean.class).orElse(false)) {
             log.warn(failure.description() + " Ignored, as " + IGNORE_PROPERTY + " is true.");
             return;
@@ -71,12 +89,17 @@ final class LeasePropertyNamesCheck implements BeanFactoryPostProcessor, Environ
         throw failure;
     }
 
-    private static LeaseConfigurationException failure(List<UnknownProperties.Unknown> unknown) {
-        String description;
+    private static String description(List<UnknownProperties.Unknown> unknown) {
+        String names = unknown.size() == 1 ? "Unknown property " + describe(unknown.get(0)) + "."
+                : "Unknown properties:" + unknown.stream().map(u -> "\n    - " + describe(u)).collect(Collectors.joining());
+        return names + " Spring Boot would ignore " + (unknown.size() == 1 ? "it" : "them") + " without a word.";
+    }
+
+    /** The known key each was probably meant to be, in the spelling of where it is set. */
+    private static String advice(List<UnknownProperties.Unknown> unknown) {
         String rename;
         if (unknown.size() == 1) {
             UnknownProperties.Unknown only = unknown.get(0);
-            description = "Unknown property " + describe(only) + ".";
             rename = only.closest() == null ? "remove it"
                     : only.environmentVariable()
                             ? "rename the environment variable to " + only.closestAsEnvironmentVariable() + " (for '"
@@ -84,16 +107,10 @@ final class LeasePropertyNamesCheck implements BeanFactoryPostProcessor, Environ
                             : "rename it to '" + only.closest() + "' if that is what it was meant for, or remove it";
         }
         else {
-            description = "Unknown properties:" + unknown.stream().map(u -> "\n    - " + describe(u))
-                    .collect(Collectors.joining());
             rename = "rename each to the known property it was meant for, or remove it";
         }
-        return new LeaseConfigurationException(description + " Spring Boot would ignore "
-                + (unknown.size() == 1 ? "it" : "them") + " without a word.",
-                rename + "; every lease.* property is listed in the starter's configuration metadata, which IDEs "
-                        + "complete. If such keys are set outside the application and not meant for the starter (the "
-                        + "environment variables of a Kubernetes service named 'lease', a configuration shared with a "
-                        + "newer version of the starter), set " + IGNORE_PROPERTY + ": true to log them instead.");
+        return rename + "; every lease.* property is listed in the starter's configuration metadata, which IDEs "
+                + "complete";
     }
 
     private static String describe(UnknownProperties.Unknown unknown) {

@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonInclude.Include;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -47,7 +48,7 @@ import dev.lease.core.LeaseEngine;
 public class LeasesEndpoint {
 
     private final BackendRouter router;
-    private final LeaseEngine engine;
+    private final @Nullable LeaseEngine engine;
     private final Supplier<List<ElectionDescriptor>> elections;
 
     /**
@@ -59,7 +60,8 @@ public class LeasesEndpoint {
      * @param elections the elections this instance campaigns in, asked at each read; {@code List::of} until leader
      *        leases exist
      */
-    public LeasesEndpoint(BackendRouter router, LeaseEngine engine, Supplier<List<ElectionDescriptor>> elections) {
+    public LeasesEndpoint(BackendRouter router, @Nullable LeaseEngine engine,
+            Supplier<List<ElectionDescriptor>> elections) {
         this.router = Objects.requireNonNull(router, "router");
         this.engine = engine;
         this.elections = Objects.requireNonNull(elections, "elections");
@@ -105,10 +107,10 @@ public class LeasesEndpoint {
      *        a thread
      */
     public record HeldLeaseDescriptor(String name, LeaseKind kind, String backend,
-            @JsonInclude(Include.NON_NULL) Long token, long remainingMillis,
+            @JsonInclude(Include.NON_NULL) @Nullable Long token, long remainingMillis,
             // Always written, null included: Actuator's mapper leaves nulls out, but a missing "thread" would read as
             // a field this version does not have rather than as "not bound".
-            @JsonInclude(Include.ALWAYS) String thread) {
+            @JsonInclude(Include.ALWAYS) @Nullable String thread) {
 
         static HeldLeaseDescriptor of(HeldLeaseSnapshot lease) {
             return new HeldLeaseDescriptor(lease.name(), lease.kind(), lease.backend(),
@@ -127,6 +129,6 @@ public class LeasesEndpoint {
      *        issues none
      */
     public record ElectionDescriptor(String election, LeaseKind kind, boolean leader,
-            @JsonInclude(Include.NON_NULL) Long token) {
+            @JsonInclude(Include.NON_NULL) @Nullable Long token) {
     }
 }

@@ -1,12 +1,12 @@
 package dev.lease.autoconfigure;
 
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
 
 import org.springframework.boot.autoconfigure.condition.ConditionMessage;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
@@ -18,20 +18,15 @@ class OnLeaseBackendCondition extends SpringBootCondition {
         BackendType type = (BackendType) metadata.getAnnotationAttributes(ConditionalOnLeaseBackend.class.getName())
                 .get("value");
         ConditionMessage.Builder message = ConditionMessage.forCondition(ConditionalOnLeaseBackend.class, type.id);
-        Binder binder = Binder.get(context.getEnvironment());
-        List<String> named = new ArrayList<>();
-        for (String property : BackendType.PROPERTIES) {
-            String value = binder.bind(property, String.class).map(String::trim).orElse("");
-            if (value.equalsIgnoreCase(type.id)) {
-                return ConditionOutcome.match(message.found("property").items(property + "=" + value));
-            }
-            if (!value.isEmpty()) {
-                named.add(property + "=" + value);
-            }
+        Map<String, String> named = BackendType.named(context.getEnvironment());
+        Optional<String> naming = type.namedIn(named);
+        if (naming.isPresent()) {
+            return ConditionOutcome.match(message.found("property").items(naming.get()));
         }
         if (!named.isEmpty()) {
             return ConditionOutcome.noMatch(message.because("the lease.*backend properties name other backends: "
-                    + String.join(", ", named)));
+                    + named.entrySet().stream().map(entry -> entry.getKey() + "=" + entry.getValue())
+                            .collect(Collectors.joining(", "))));
         }
         return type.onlyWhenNamed
                 ? ConditionOutcome.noMatch(message.because("no lease.*backend property names it"))

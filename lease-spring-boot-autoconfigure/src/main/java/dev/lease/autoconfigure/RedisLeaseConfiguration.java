@@ -8,10 +8,12 @@ import java.util.stream.Stream;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.context.annotation.Bean;
@@ -36,6 +38,7 @@ import dev.lease.redis.RedisLeaseBackend;
 @ConditionalOnClass(RedisConnectionFactory.class)
 @ConditionalOnLeaseBackend(BackendType.REDIS)
 @ConditionalOnBean(RedisConnectionFactory.class)
+@EnableConfigurationProperties(RedisLeaseProperties.class)
 class RedisLeaseConfiguration {
 
     private static final Log log = LogFactory.getLog(RedisLeaseConfiguration.class);
@@ -46,9 +49,9 @@ class RedisLeaseConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    RedisLeaseBackend redisLeaseBackend(RedisConnectionFactory redisConnectionFactory, LeaseProperties properties,
-            Environment environment) {
-        RedisLeaseBackend backend = new RedisLeaseBackend(redisConnectionFactory, properties.getRedis().getKeyPrefix());
+    RedisLeaseBackend redisLeaseBackend(RedisConnectionFactory redisConnectionFactory, RedisLeaseProperties redis,
+            LeaseProperties properties, Environment environment) {
+        RedisLeaseBackend backend = new RedisLeaseBackend(redisConnectionFactory, redis.getKeyPrefix());
         checkCommandTimeout(Binder.get(environment).bind("spring.data.redis.timeout", Duration.class).orElse(null),
                 properties);
         return backend;
@@ -82,7 +85,7 @@ class RedisLeaseConfiguration {
      * A command timeout longer than the renewal interval does not make a lease unsafe (its local validity still
      * runs out on time), but while Redis hangs, the release after a lost lease blocks the caller that long.
      */
-    private static void checkCommandTimeout(Duration timeout, LeaseProperties properties) {
+    private static void checkCommandTimeout(@Nullable Duration timeout, LeaseProperties properties) {
         Duration renewEvery = properties.getRenewEvery() != null ? properties.getRenewEvery()
                 : properties.getDefaultTtl().dividedBy(3);
         String advice = "; while Redis does not answer, a renewal or release can block that long. Set "
@@ -100,7 +103,7 @@ class RedisLeaseConfiguration {
     /** Where Spring Boot connects to, from its connection details; a class of its own as spring-boot-data-redis is optional. */
     private static final class ConnectionDetails {
 
-        static String address(ListableBeanFactory beans) {
+        static @Nullable String address(ListableBeanFactory beans) {
             DataRedisConnectionDetails details = beans.getBeanProvider(DataRedisConnectionDetails.class).getIfUnique();
             if (details == null) {
                 return null;

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import dev.lease.redis.RedisLeaseBackend;
@@ -33,7 +34,7 @@ public class RedlockProperties {
      * How long each node is waited for per call (grant, renewal, release). Unset: 5 % of the lease's ttl, at least
      * 10 ms.
      */
-    private Duration nodeTimeout;
+    private @Nullable Duration nodeTimeout;
 
     /** Prefix of every lease key on every node. */
     private String keyPrefix = RedisLeaseBackend.DEFAULT_KEY_PREFIX;
@@ -45,92 +46,42 @@ public class RedlockProperties {
     public RedlockProperties() {
     }
 
-    /**
-     * The nodes' URIs ({@code lease.redlock.nodes}).
-     *
-     * @return the URIs as configured
-     */
     public List<String> getNodes() {
         return nodes;
     }
 
-    /**
-     * Sets the nodes' URIs.
-     *
-     * @param nodes redis:// URIs, an odd number of at least 3
-     */
     public void setNodes(List<String> nodes) {
         this.nodes = nodes;
     }
 
-    /**
-     * The clock drift factor ({@code lease.redlock.clock-drift-factor}).
-     *
-     * @return the share of the ttl set aside for clock drift
-     */
     public double getClockDriftFactor() {
         return clockDriftFactor;
     }
 
-    /**
-     * Sets the clock drift factor.
-     *
-     * @param clockDriftFactor a share of the ttl in [0, 0.5)
-     */
     public void setClockDriftFactor(double clockDriftFactor) {
         this.clockDriftFactor = clockDriftFactor;
     }
 
-    /**
-     * The per-node timeout ({@code lease.redlock.node-timeout}).
-     *
-     * @return the timeout, or null for 5 % of each lease's ttl
-     */
-    public Duration getNodeTimeout() {
+    public @Nullable Duration getNodeTimeout() {
         return nodeTimeout;
     }
 
-    /**
-     * Sets the per-node timeout.
-     *
-     * @param nodeTimeout a positive duration, or null for 5 % of each lease's ttl
-     */
-    public void setNodeTimeout(Duration nodeTimeout) {
+    public void setNodeTimeout(@Nullable Duration nodeTimeout) {
         this.nodeTimeout = nodeTimeout;
     }
 
-    /**
-     * The key prefix ({@code lease.redlock.key-prefix}).
-     *
-     * @return the prefix of every lease key
-     */
     public String getKeyPrefix() {
         return keyPrefix;
     }
 
-    /**
-     * Sets the key prefix.
-     *
-     * @param keyPrefix a short plain prefix such as {@code lease:}
-     */
     public void setKeyPrefix(String keyPrefix) {
         this.keyPrefix = keyPrefix;
     }
 
-    /**
-     * The connect timeout ({@code lease.redlock.connect-timeout}).
-     *
-     * @return how long connecting to a node may take
-     */
     public Duration getConnectTimeout() {
         return connectTimeout;
     }
 
-    /**
-     * Sets the connect timeout.
-     *
-     * @param connectTimeout how long connecting to a node may take
-     */
     public void setConnectTimeout(Duration connectTimeout) {
         this.connectTimeout = connectTimeout;
     }

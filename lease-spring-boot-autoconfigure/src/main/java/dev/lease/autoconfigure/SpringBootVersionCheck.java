@@ -1,5 +1,6 @@
 package dev.lease.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.SpringBootVersion;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -22,7 +23,7 @@ class SpringBootVersionCheck implements ApplicationContextInitializer<Configurab
     }
 
     /** @param version the running Spring Boot's version; null when unknown (a repackaged jar), which passes */
-    static void check(String version) {
+    static void check(@Nullable String version) {
         if (version == null || version.isBlank()) {
             return;
         }

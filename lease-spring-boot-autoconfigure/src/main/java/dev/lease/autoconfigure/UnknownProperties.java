@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
@@ -18,6 +19,7 @@ import org.springframework.boot.json.JsonParser;
 import org.springframework.boot.json.JsonParserFactory;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.io.Resource;
 import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
@@ -79,8 +81,9 @@ final class UnknownProperties {
     }
 
     /**
-     * The names under the prefix in {@code environment} that no metadata declares, each once, where it is set with
-     * the highest precedence. Property sources that cannot list their names are not looked at.
+     * The names under the prefix in {@code environment} that no metadata declares, each once: where the application's
+     * own configuration sets it with the highest precedence, else where it is set with the highest precedence. Property
+     * sources that cannot list their names are not looked at.
      */
     List<Unknown> find(Environment environment) {
         Map<ConfigurationPropertyName, Unknown> unknown = new LinkedHashMap<>();
@@ -88,11 +91,13 @@ final class UnknownProperties {
             if (!(source instanceof IterableConfigurationPropertySource iterable)) {
                 continue;
             }
-            boolean environmentVariables = source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource;
+            Source kind = Source.of(source.getUnderlyingSource());
+            boolean environmentVariables = kind == Source.ENVIRONMENT_VARIABLES;
             iterable.stream().filter(prefix::isAncestorOf).filter(name -> !isKnown(name, environmentVariables))
-                    .forEach(name -> unknown.computeIfAbsent(name,
-                            n -> new Unknown(n, origin(source, n), closest(n, environmentVariables),
-                                    environmentVariables)));
+                    .forEach(name -> unknown.merge(name,
+                            new Unknown(name, origin(source, name), closest(name, environmentVariables), kind),
+                            (earlier, later) -> earlier.source().applicationOwned() || !later.source().applicationOwned()
+                                    ? earlier : later));
         }
         return List.copyOf(unknown.values());
     }
@@ -106,7 +111,7 @@ final class UnknownProperties {
         return false;
     }
 
-    private String closest(ConfigurationPropertyName name, boolean environmentVariable) {
+    private @Nullable String closest(ConfigurationPropertyName name, boolean environmentVariable) {
         String candidate = name.toString();
         return known.stream().filter(Known::property)
                 .min(Comparator.comparingInt((Known k) -> Math.min(distance(candidate, k.name().toString()),
@@ -190,13 +195,50 @@ final class UnknownProperties {
      * @param name the name, in its canonical form
      * @param origin where it is set, such as a line of application.yml or an environment variable
      * @param closest the declared property closest to it in edit distance, or null when none is declared
-     * @param environmentVariable whether it comes from an environment variable
+     * @param source the kind of property source it comes from
      */
-    record Unknown(ConfigurationPropertyName name, String origin, String closest, boolean environmentVariable) {
+    record Unknown(ConfigurationPropertyName name, String origin, @Nullable String closest, Source source) {
+
+        /** Whether it comes from an environment variable. */
+        boolean environmentVariable() {
+            return source == Source.ENVIRONMENT_VARIABLES;
+        }
 
         /** {@code closest} spelt as the environment variable Spring Boot documents for it. */
-        String closestAsEnvironmentVariable() {
+        @Nullable String closestAsEnvironmentVariable() {
             return closest == null ? null : closest.replace(".", "_").replace("-", "").toUpperCase(Locale.ROOT);
+        }
+    }
+
+    /** Whose a property source is: the application's own configuration, or the process's surroundings. */
+    enum Source {
+
+        /** Configuration files, command-line arguments, test properties: what the application itself sets. */
+        APPLICATION,
+
+        /**
+         * JVM system properties, which also carry what a launcher passes on to every JVM it starts (Maven's
+         * {@code -D} options reach every test JVM through Surefire).
+         */
+        SYSTEM_PROPERTIES,
+
+        /**
+         * Environment variables, which the platform sets for every process (Kubernetes gives every pod of a namespace
+         * {@code LEASE_PORT}, {@code LEASE_SERVICE_HOST}... for a service named {@code lease}).
+         */
+        ENVIRONMENT_VARIABLES;
+
+        static Source of(Object propertySource) {
+            if (propertySource instanceof SystemEnvironmentPropertySource) {
+                return ENVIRONMENT_VARIABLES;
+            }
+            return propertySource instanceof PropertySource<?> source
+                    && StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(source.getName())
+                            ? SYSTEM_PROPERTIES : APPLICATION;
+        }
+
+        boolean applicationOwned() {
+            return this == APPLICATION;
         }
     }
 }

@@ -12,6 +12,7 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
+import org.jspecify.annotations.Nullable;
 
 import dev.lease.LeaseConfigurationException;
 
@@ -49,7 +50,7 @@ final class ZooKeeperAccess {
      *
      * @return whether it was
      */
-    static boolean apply(CuratorFrameworkFactory.Builder builder, LeaseProperties.Zookeeper.Authorization settings) {
+    static boolean apply(CuratorFrameworkFactory.Builder builder, ZooKeeperLeaseProperties.Authorization settings) {
         String scheme = settings.getScheme();
         String credentials = settings.getCredentials();
         if (scheme == null || scheme.isBlank()) {
@@ -137,7 +138,7 @@ final class ZooKeeperAccess {
         }
     }
 
-    private static boolean worldWritable(List<ACL> acl) {
+    private static boolean worldWritable(@Nullable List<ACL> acl) {
         if (acl == null) {
             return true;
         }

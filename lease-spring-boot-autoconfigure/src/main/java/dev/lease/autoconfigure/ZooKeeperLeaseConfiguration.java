@@ -18,6 +18,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Conditional;
@@ -37,12 +38,16 @@ import dev.lease.zookeeper.ZooKeeperTokenSource;
 @ConditionalOnClass(CuratorFramework.class)
 @ConditionalOnLeaseBackend(BackendType.ZOOKEEPER)
 @Conditional(ZooKeeperLeaseConfiguration.ConnectStringOrClient.class)
+@EnableConfigurationProperties(ZooKeeperLeaseProperties.class)
 class ZooKeeperLeaseConfiguration {
 
     private static final Log log = LogFactory.getLog(ZooKeeperLeaseConfiguration.class);
 
     private static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
 
+    private static final IdleDeletion IDLE_NAMES = new IdleDeletion("lease.zookeeper", ZooKeeperTokenSource.ZXID,
+            "a deleted znode is re-created at version 0, so version tokens would go back after an idle name was "
+                    + "deleted", "names");
 
     @Bean
     @ConditionalOnMissingBean(CuratorFramework.class)
@@ -52,9 +57,8 @@ class ZooKeeperLeaseConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(CuratorFramework.class)
-    CuratorFramework leaseCuratorFramework(LeaseProperties properties,
+    CuratorFramework leaseCuratorFramework(ZooKeeperLeaseProperties zk,
             ObjectProvider<CuratorFrameworkBuilderCustomizer> customizers, CuratorNotifications notifications) {
-        LeaseProperties.Zookeeper zk = properties.getZookeeper();
         String connectString = zk.getConnectString();
         Duration connectionTimeout = connectionTimeout(zk);
         long deadline = System.nanoTime() + connectionTimeout.toNanos();
@@ -100,7 +104,7 @@ class ZooKeeperLeaseConfiguration {
      * connection timeout beyond the session timeout: a client would go on waiting for a connection after the session
      * it is for may have expired.
      */
-    private static Duration connectionTimeout(LeaseProperties.Zookeeper zk) {
+    private static Duration connectionTimeout(ZooKeeperLeaseProperties zk) {
         Duration session = zk.getSessionTimeout();
         Duration configured = zk.getConnectionTimeout();
         if (configured == null) {
@@ -160,18 +164,17 @@ class ZooKeeperLeaseConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(ZooKeeperLeaseBackend.class)
-    ZooKeeperLeaseBackend zooKeeperLeaseBackend(CuratorFramework client, LeaseProperties properties,
+    ZooKeeperLeaseBackend zooKeeperLeaseBackend(CuratorFramework client, ZooKeeperLeaseProperties zk,
             ObjectProvider<CuratorNotifications> ownClient) {
         if (client.getState() == CuratorFrameworkState.LATENT) {
             throw new LeaseConfigurationException("The application's CuratorFramework bean is not started, so the "
                     + "ZooKeeper lease backend cannot use it.",
                     "start it when it is created, e.g. @Bean(initMethod = \"start\", destroyMethod = \"close\").");
         }
-        LeaseProperties.Zookeeper zk = properties.getZookeeper();
-        ZooKeeperTokenSource tokens = tokenSource(zk);
+        IDLE_NAMES.check(zk.getDeleteIdleAfter(), zk.getToken());
         ZooKeeperLeaseBackend backend;
         try {
-            backend = new ZooKeeperLeaseBackend(client, zk.getRoot(), zk.getSessionTimeout(), tokens,
+            backend = new ZooKeeperLeaseBackend(client, zk.getRoot(), zk.getSessionTimeout(), zk.getToken(),
                     zk.getDeleteIdleAfter());
         }
         catch (IllegalArgumentException ex) {
@@ -185,30 +188,6 @@ class ZooKeeperLeaseConfiguration {
             throw ex;
         }
         return backend;
-    }
-
-    /**
-     * Refuses to delete idle names under version tokens: a deleted znode is re-created at version 0, so the next
-     * grant's token would be smaller than earlier ones, and fenced resources would refuse (or, after a reset of their
-     * own, accept) the wrong writes.
-     */
-    private static ZooKeeperTokenSource tokenSource(LeaseProperties.Zookeeper zk) {
-        ZooKeeperTokenSource tokens = zk.getToken() == LeaseProperties.Zookeeper.TokenSource.ZXID
-                ? ZooKeeperTokenSource.ZXID : ZooKeeperTokenSource.VERSION;
-        Duration idle = zk.getDeleteIdleAfter();
-        if (idle != null && tokens != ZooKeeperTokenSource.ZXID) {
-            throw new LeaseConfigurationException("lease.zookeeper.delete-idle-after (" + Durations.format(idle)
-                    + ") needs lease.zookeeper.token=zxid, but lease.zookeeper.token is 'version': a deleted znode is "
-                    + "re-created at version 0, so version tokens would go back after an idle name was deleted.",
-                    "set lease.zookeeper.token=zxid (tokens keep rising when switching from version to zxid), or "
-                            + "remove lease.zookeeper.delete-idle-after to keep idle names.");
-        }
-        if (idle != null && (idle.isNegative() || idle.isZero())) {
-            throw new LeaseConfigurationException("lease.zookeeper.delete-idle-after must be positive, not "
-                    + Durations.format(idle) + ".",
-                    "set it to a duration such as 1h, or remove it to keep idle names.");
-        }
-        return tokens;
     }
 
     private static int millis(Duration duration) {

@@ -39,6 +39,17 @@ class JdbcIdleRowsAutoConfigurationTest {
                         .hasMessageContaining("set lease.jdbc.token: shared"));
     }
 
+    /** The same check, in the same words, as for ZooKeeper's idle names. */
+    @Test
+    void aNonPositiveIdleTimeFailsTheStartup() {
+        runner.withBean(DataSource.class, () -> h2("jdbc:h2:mem:idle-zero;DB_CLOSE_DELAY=-1"))
+                .withPropertyValues("lease.jdbc.token=shared", "lease.jdbc.delete-idle-after=0s")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .isInstanceOf(LeaseConfigurationException.class)
+                        .hasMessageContaining("lease.jdbc.delete-idle-after must be positive, not 0s")
+                        .hasMessageContaining("remove it to keep idle rows"));
+    }
+
     @Test
     void withSharedTokensAnIdleRowIsDeletedAndTheNameKeepsRisingTokens() {
         runner.withBean(DataSource.class, () -> h2("jdbc:h2:mem:idle-shared;DB_CLOSE_DELAY=-1"))

@@ -1,6 +1,7 @@
 package dev.lease.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -21,7 +22,10 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import dev.lease.LeaseConfigurationException;
 
-/** A misspelt {@code lease.*} key fails the startup, naming itself and the known key it was probably meant to be. */
+/**
+ * A misspelt {@code lease.*} key in the application's own configuration fails the startup, naming itself and the known
+ * key it was probably meant to be; one in system properties or environment variables is logged with the same advice.
+ */
 @ExtendWith(OutputCaptureExtension.class)
 class UnknownLeasePropertiesTest {
 
@@ -76,17 +80,61 @@ class UnknownLeasePropertiesTest {
                 .run(context -> assertThat(context).hasNotFailed());
     }
 
+    /** Environment variables are not the application's own configuration: logged, with the same advice. */
     @Test
-    void aMisspeltEnvironmentVariableIsNamedAsSuchWithItsCorrectSpelling() {
+    void aMisspeltEnvironmentVariableIsNamedAsSuchWithItsCorrectSpelling(CapturedOutput output) {
         runner.withPropertyValues("lease.backend=in-memory")
                 .withInitializer(context -> environmentVariables(context.getEnvironment(),
                         Map.of("LEASE_ZOOKEEPER_CONECTSTRING", "127.0.0.1:2181")))
-                .run(context -> {
-                    LeaseConfigurationException failure = leaseFailure(context);
-                    assertThat(failure.description()).contains("LEASE_ZOOKEEPER_CONECTSTRING")
-                            .contains("'lease.zookeeper.connect-string'");
-                    assertThat(failure.action()).contains("LEASE_ZOOKEEPER_CONNECTSTRING");
-                });
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("WARN").contains("LEASE_ZOOKEEPER_CONECTSTRING")
+                .contains("'lease.zookeeper.connect-string'")
+                .contains("rename the environment variable to LEASE_ZOOKEEPER_CONNECTSTRING");
+    }
+
+    /**
+     * Maven passes {@code -Dlease.version} on to every test JVM; Kubernetes gives every pod of a namespace
+     * {@code LEASE_PORT} and {@code LEASE_SERVICE_HOST} for a service named {@code lease}. The application starts,
+     * and one warning names them with the advice a misspelt key gets.
+     */
+    @Test
+    void keysSetOutsideTheApplicationAreLoggedOnceAndTheApplicationStarts(CapturedOutput output) {
+        withSystemProperty("lease.version", "1.2.3", () -> {
+            SpringApplication application = application(Map.of("LEASE_PORT", "tcp://10.96.0.7:80",
+                    "LEASE_SERVICE_HOST", "10.96.0.7"));
+            application.run("--lease.backend=in-memory").close();
+        });
+        String warning = warning(output);
+        assertThat(warning).contains("WARN").contains("'lease.version'").contains("\"systemProperties\"")
+                .contains("'lease.port'").contains("LEASE_PORT").contains("LEASE_SERVICE_HOST")
+                .contains("the closest known property is").contains("rename each to the known property");
+        assertThat(output.getOut().split("Only logged", -1)).as("logged once").hasSize(2);
+    }
+
+    /** The same keys from outside do not hide, nor join, a misspelt key of the application's configuration file. */
+    @Test
+    void aMisspeltKeyInTheConfigurationFileStillFailsTheStartup(CapturedOutput output) {
+        withSystemProperty("lease.version", "1.2.3", () -> {
+            SpringApplication application = application(Map.of("LEASE_PORT", "tcp://10.96.0.7:80"));
+            assertThatThrownBy(() -> application.run(
+                    "--spring.config.location=classpath:/dev/lease/autoconfigure/misspelt-lease-key.yml").close())
+                    .satisfies(failure -> assertThat(leaseFailure(failure).description())
+                            .contains("'lease.zookeper.connect-string'", "misspelt-lease-key.yml",
+                                    "'lease.zookeeper.connect-string'")
+                            .doesNotContain("lease.version").doesNotContain("lease.port"));
+        });
+        assertThat(output).contains("APPLICATION FAILED TO START").contains("'lease.zookeper.connect-string'");
+        assertThat(warning(output)).contains("'lease.version'").contains("'lease.port'")
+                .doesNotContain("lease.zookeper");
+    }
+
+    /** The warning about keys set outside the application: from its first line to "Only logged". */
+    private static String warning(CapturedOutput output) {
+        String out = output.getOut();
+        int end = out.indexOf("Only logged");
+        assertThat(end).as("a warning about keys set outside the application").isNotNegative();
+        int start = out.lastIndexOf("Unknown propert", end);
+        return out.substring(out.lastIndexOf('\n', start) + 1, out.indexOf('\n', end));
     }
 
     @Test
@@ -116,8 +164,31 @@ class UnknownLeasePropertiesTest {
     static class LeaseApplication {
     }
 
+    /** An application whose environment variables include {@code variables}, as a pod's would. */
+    private static SpringApplication application(Map<String, String> variables) {
+        SpringApplication application = new SpringApplication(LeaseApplication.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        application.addInitializers(context -> environmentVariables(context.getEnvironment(), variables));
+        return application;
+    }
+
+    private static void withSystemProperty(String name, String value, Runnable run) {
+        String before = System.setProperty(name, value);
+        try {
+            run.run();
+        }
+        finally {
+            if (before == null) {
+                System.clearProperty(name);
+            }
+            else {
+                System.setProperty(name, before);
+            }
+        }
+    }
+
     private static void environmentVariables(org.springframework.core.env.ConfigurableEnvironment environment,
-            Map<String, String> variables) {
+            Map<String, ?> variables) {
         Map<String, Object> all = new HashMap<>(environment.getSystemEnvironment());
         all.putAll(variables);
         environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
@@ -126,7 +197,11 @@ class UnknownLeasePropertiesTest {
 
     private static LeaseConfigurationException leaseFailure(AssertableApplicationContext context) {
         assertThat(context).hasFailed();
-        Throwable failure = context.getStartupFailure();
+        return leaseFailure(context.getStartupFailure());
+    }
+
+    private static LeaseConfigurationException leaseFailure(Throwable startupFailure) {
+        Throwable failure = startupFailure;
         while (!(failure instanceof LeaseConfigurationException) && failure.getCause() != null) {
             failure = failure.getCause();
         }

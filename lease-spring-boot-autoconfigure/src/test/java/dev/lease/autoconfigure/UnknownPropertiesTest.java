@@ -1,6 +1,7 @@
 package dev.lease.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.json.BasicJsonParser;
 import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.MutablePropertySources;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.io.ClassPathResource;
@@ -55,6 +57,29 @@ class UnknownPropertiesTest {
             assertThat(u.closest()).isEqualTo("demo.connect-timeout");
             assertThat(u.closestAsEnvironmentVariable()).isEqualTo("DEMO_CONNECTTIMEOUT");
         });
+    }
+
+    /**
+     * System properties and environment variables are not the application's own; a name the application's own
+     * configuration also sets is reported from there, even below a source of higher precedence.
+     */
+    @Test
+    void eachNameIsReportedWithWhoseSourceSetsIt() {
+        StandardEnvironment environment = new StandardEnvironment();
+        MutablePropertySources sources = environment.getPropertySources();
+        sources.replace(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME, new MapPropertySource(
+                StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME,
+                Map.of("demo.version", "1.2", "demo.nmae", "from -D")));
+        sources.replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, new SystemEnvironmentPropertySource(
+                StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, Map.of("DEMO_PORT", "tcp://10.0.0.7:80")));
+        sources.addLast(new MapPropertySource("app", Map.of("demo.nmae", "from a file", "demo.hosst", "h")));
+        assertThat(demo.find(environment)).extracting(u -> u.name().toString(), UnknownProperties.Unknown::source)
+                .containsExactlyInAnyOrder(tuple("demo.version", UnknownProperties.Source.SYSTEM_PROPERTIES),
+                        tuple("demo.nmae", UnknownProperties.Source.APPLICATION),
+                        tuple("demo.port", UnknownProperties.Source.ENVIRONMENT_VARIABLES),
+                        tuple("demo.hosst", UnknownProperties.Source.APPLICATION));
+        assertThat(demo.find(environment)).filteredOn(u -> u.name().toString().equals("demo.nmae")).singleElement()
+                .satisfies(u -> assertThat(u.origin()).contains("\"app\""));
     }
 
     @Test

@@ -9,6 +9,7 @@ import java.util.concurrent.Future;
 import java.util.function.Supplier;
 
 import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.StringValueResolver;
 
 import dev.lease.Leased;
@@ -93,7 +94,8 @@ final class LeasedMethodParser {
         }
         Duration duration;
         try {
-            duration = DurationSyntax.parse(resolved.trim());
+            // Spring's syntax, which Spring Boot's lease.* durations share: 30s, 500 (ms), PT30S.
+            duration = DurationFormatterUtils.detectAndParse(resolved.trim());
         }
         catch (IllegalArgumentException ex) {
             throw new LeaseConfigurationException(where + ": " + attribute + " = \"" + text + "\""

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
+import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.core.ParameterNameDiscoverer;
@@ -13,7 +14,10 @@ import dev.lease.LeaseKind;
 import dev.lease.Leased;
 import dev.lease.LeaseConfigurationException;
 
-/** What the parser can only be shown with a compiler setting the build does not use: no parameter names. */
+/**
+ * What the parser can only be shown with a compiler setting the build does not use (no parameter names), and the
+ * duration syntax of the attributes.
+ */
 class LeasedMethodParserTest {
 
     /** As for classes compiled without {@code -parameters}. */
@@ -45,6 +49,49 @@ class LeasedMethodParserTest {
         Method bill = Invoices.class.getMethod("byPosition", long.class);
         assertThat(parser.parse(bill, bill.getAnnotation(Leased.class), false).describeName())
                 .isEqualTo("'invoice-#{#p0}-#{#a0}'");
+    }
+
+    /** Spring's duration syntax, which Spring Boot's lease.* properties share: a unit suffix (ms by default) or ISO-8601. */
+    @Test
+    void durationsAreWrittenAsPropertiesWriteThem() throws Exception {
+        assertThat(parser.parse(Durations.class.getMethod("simple"), Durations.class.getMethod("simple")
+                .getAnnotation(Leased.class), false)).satisfies(parsed -> {
+                    assertThat(parsed.ttl()).isEqualTo(Duration.ofSeconds(30));
+                    assertThat(parsed.renewEvery()).isEqualTo(Duration.ofMillis(500));
+                    assertThat(parsed.waitFor()).isEqualTo(Duration.ofMinutes(2));
+                });
+        assertThat(parser.parse(Durations.class.getMethod("iso"), Durations.class.getMethod("iso")
+                .getAnnotation(Leased.class), false)).satisfies(parsed -> {
+                    assertThat(parsed.ttl()).isEqualTo(Duration.ofDays(1));
+                    assertThat(parsed.renewEvery()).isEqualTo(Duration.ofSeconds(30));
+                    assertThat(parsed.waitFor()).isEqualTo(Duration.ZERO);
+                });
+        Method spaced = Durations.class.getMethod("spaced");
+        assertThatThrownBy(() -> parser.parse(spaced, spaced.getAnnotation(Leased.class), false))
+                .isInstanceOf(LeaseConfigurationException.class)
+                .hasMessageContaining("ttl = \"30 s\" is not a duration").hasMessageContaining("\"30s\"");
+        Method fraction = Durations.class.getMethod("fraction");
+        assertThatThrownBy(() -> parser.parse(fraction, fraction.getAnnotation(Leased.class), false))
+                .isInstanceOf(LeaseConfigurationException.class)
+                .hasMessageContaining("renewEvery = \"1.5s\" is not a duration");
+    }
+
+    static class Durations {
+        @Leased(name = "simple", kind = LeaseKind.EFFICIENCY, ttl = "30s", renewEvery = "500", waitFor = "2M")
+        public void simple() {
+        }
+
+        @Leased(name = "iso", kind = LeaseKind.EFFICIENCY, ttl = "1d", renewEvery = "PT30S", waitFor = "0s")
+        public void iso() {
+        }
+
+        @Leased(name = "spaced", kind = LeaseKind.EFFICIENCY, ttl = "30 s")
+        public void spaced() {
+        }
+
+        @Leased(name = "fraction", kind = LeaseKind.EFFICIENCY, renewEvery = "1.5s")
+        public void fraction() {
+        }
     }
 
     static class Invoices {
