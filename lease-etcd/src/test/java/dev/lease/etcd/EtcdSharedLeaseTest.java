@@ -140,10 +140,12 @@ class EtcdSharedLeaseTest {
     @Test
     void aGrantNoLongerRenewedGoesWithinItsTtlWhileTheSharedLeaseLivesOn() throws Exception {
         EtcdLeaseBackend backend = backend(etcd.endpoints(), "/given-up/", seconds(5));
-        Duration ttl = Duration.ofSeconds(2);
-        EtcdGrant forgotten = grant(backend, "forgotten", ttl);
+        Duration ttl = seconds(3);
         EtcdGrant renewed = grant(backend, "renewed", ttl);
-        assertThat(renewed.leaseId()).isEqualTo(forgotten.leaseId());
+        // Renewed just before, so the lease is known alive and the next grant joins it.
+        assertThat(backend.renew(renewed)).isTrue();
+        EtcdGrant forgotten = grant(backend, "forgotten", ttl);
+        assertThat(forgotten.leaseId()).as("the same shared lease").isEqualTo(renewed.leaseId());
         await().atMost(ttl.plus(seconds(10))).pollInterval(Duration.ofMillis(300)).until(() -> {
             assertThat(backend.renewAll(List.of(renewed))).as("the grant still renewed").isEmpty();
             return !exists(forgotten);
