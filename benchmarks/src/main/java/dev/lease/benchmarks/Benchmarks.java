@@ -619,30 +619,10 @@ public final class Benchmarks {
         try (LeaseEngine engine = new LeaseEngine(BackendRouter.of(Map.of(LeaseKind.CORRECTNESS, recording, LeaseKind.EFFICIENCY, recording)),
                 new LeaseDefaults(ttl, renew))) {
             long acquireStart = System.nanoTime();
-            List<Thread> acquirers = new ArrayList<>();
-            AtomicReference<Throwable> error = new AtomicReference<>();
-            int threads = 4;
-            for (int t = 0; t < threads; t++) {
-                int first = t;
-                Thread thread = new Thread(() -> {
-                    try {
-                        for (int i = first; i < count; i += threads) {
-                            leases.add(engine.acquire(Ours.spec("hold-" + count + "-" + i, backend)
-                                    .withTtl(ttl).withRenewEvery(renew)));
-                        }
-                    }
-                    catch (Throwable ex) {
-                        error.compareAndSet(null, ex);
-                    }
-                });
-                thread.start();
-                acquirers.add(thread);
-            }
-            for (Thread thread : acquirers) {
-                thread.join();
-            }
-            if (error.get() != null) {
-                failure = describe(error.get());
+            Throwable error = Acquirers.run(count, 4, i -> leases.add(engine.acquire(
+                    Ours.spec("hold-" + count + "-" + i, backend).withTtl(ttl).withRenewEvery(renew))));
+            if (error != null) {
+                failure = describe(error);
             }
             else {
                 double acquireSeconds = (System.nanoTime() - acquireStart) / 1e9;

@@ -9,7 +9,6 @@ import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -97,36 +96,18 @@ final class JetcdFloor {
         List<Long> granted = java.util.Collections.synchronizedList(new ArrayList<>());
         List<CloseableClient> keepAlives = java.util.Collections.synchronizedList(new ArrayList<>());
         AtomicInteger lost = new AtomicInteger();
-        AtomicReference<Throwable> error = new AtomicReference<>();
-        List<Thread> acquirers = new ArrayList<>();
-        int threads = 4;
-        for (int t = 0; t < threads; t++) {
-            int first = t;
-            Thread thread = new Thread(() -> {
-                try {
-                    for (int i = first; i < count; i += threads) {
-                        ByteSequence key = bytes(PREFIX + "hold-" + count + "-" + i);
-                        long lease = leases.grant(ttl.toSeconds()).get().getID();
-                        granted.add(lease);
-                        if (!kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                                .Then(Op.put(key, bytes("held"), PutOption.builder().withLeaseId(lease).build()))
-                                .commit().get().isSucceeded()) {
-                            throw new IllegalStateException(key + " busy");
-                        }
-                        keepAlives.add(leases.keepAlive(lease, new LossCounter(lost)));
-                    }
-                }
-                catch (Throwable ex) {
-                    error.compareAndSet(null, ex);
-                }
-            });
-            thread.start();
-            acquirers.add(thread);
-        }
-        for (Thread thread : acquirers) {
-            thread.join();
-        }
-        String failure = error.get() == null ? null : error.get().toString();
+        Throwable error = Acquirers.run(count, 4, i -> {
+            ByteSequence key = bytes(PREFIX + "hold-" + count + "-" + i);
+            long lease = leases.grant(ttl.toSeconds()).get().getID();
+            granted.add(lease);
+            if (!kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                    .Then(Op.put(key, bytes("held"), PutOption.builder().withLeaseId(lease).build()))
+                    .commit().get().isSucceeded()) {
+                throw new IllegalStateException(key + " busy");
+            }
+            keepAlives.add(leases.keepAlive(lease, new LossCounter(lost)));
+        });
+        String failure = error == null ? null : error.toString();
         double measuredTicks = 0;
         long trips = 0;
         long cpu = 0;

@@ -16,12 +16,8 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.LeaseOption;
 import io.etcd.jetcd.options.PutOption;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import dev.lease.spi.GrantRequest;
@@ -34,34 +30,7 @@ import dev.lease.testing.TcpProxy;
  * goes as it would with a lease of its own (released, given up on, or created late by an abandoned request), while the
  * lease lives on for the grants still held; the last grant revokes the lease.
  */
-class EtcdSharedLeaseTest {
-
-    private static EtcdServer etcd;
-    private static Client admin;
-    private final List<AutoCloseable> closeables = new ArrayList<>();
-
-    @BeforeAll
-    static void startEtcd() throws Exception {
-        etcd = EtcdServer.start(1);
-        admin = EtcdTesting.client(etcd.endpoints());
-        // The first jetcd call of a JVM loads Vert.x, Netty and gRPC: seconds on a loaded machine, not the tests' time.
-        admin.getKVClient().get(bytes("/warm-up")).get(60, TimeUnit.SECONDS);
-    }
-
-    @AfterAll
-    static void stopEtcd() {
-        if (etcd != null) {
-            admin.close();
-            etcd.close();
-        }
-    }
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
-            closeables.get(i).close();
-        }
-    }
+class EtcdSharedLeaseTest extends OneEtcdMember {
 
     /** Grants of one ttl share an etcd lease, another ttl has its own; the last release revokes each. */
     @Test
@@ -164,7 +133,7 @@ class EtcdSharedLeaseTest {
     @Test
     void aKeyWhoseReleaseFailedIsDeletedByALaterRenewalRound() throws Exception {
         TcpProxy proxy = new TcpProxy(etcd.clientPort(0));
-        closeables.add(proxy);
+        closeAfter(proxy);
         EtcdLeaseBackend backend = backend(EtcdServer.url(proxy.port()), "/release-failed/", seconds(2));
         EtcdGrant released = grant(backend, "released", seconds(30));
         EtcdGrant kept = grant(backend, "kept", seconds(30));
@@ -190,7 +159,7 @@ class EtcdSharedLeaseTest {
     @Test
     void anAbandonedRequestOnASharedLeaseLeavesNothingBehind() throws Exception {
         TcpProxy proxy = new TcpProxy(etcd.clientPort(0));
-        closeables.add(proxy);
+        closeAfter(proxy);
         EtcdLeaseBackend backend = backend(EtcdServer.url(proxy.port()), "/abandoned/", seconds(5));
         EtcdGrant held = grant(backend, "held", seconds(30));
         String attempt = UUID.randomUUID().toString();
@@ -273,13 +242,5 @@ class EtcdSharedLeaseTest {
     /** etcd's remaining ttl of the lease; -1 when it does not exist. */
     private static long remainingSeconds(long leaseId) throws Exception {
         return admin.getLeaseClient().timeToLive(leaseId, LeaseOption.DEFAULT).get(10, TimeUnit.SECONDS).getTTL();
-    }
-
-    private EtcdLeaseBackend backend(String endpoints, String prefix, Duration callTimeout) {
-        Client client = EtcdTesting.client(endpoints);
-        EtcdLeaseBackend backend = new EtcdLeaseBackend(client, prefix, callTimeout);
-        closeables.add(client);
-        closeables.add(backend);
-        return backend;
     }
 }
