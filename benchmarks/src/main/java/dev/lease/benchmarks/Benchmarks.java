@@ -108,6 +108,9 @@ public final class Benchmarks {
                 if (only.contains("hold")) {
                     b.holdCost();
                 }
+                if (b.stores("etcd") && (only.contains("uncontended") || only.contains("hold"))) {
+                    new EtcdBenchmarks(b, settings).run(only.contains("uncontended"), only.contains("hold"));
+                }
                 if (only.contains("overhead")) {
                     b.interceptorOverhead();
                 }
@@ -129,7 +132,7 @@ public final class Benchmarks {
     // ---- uncontended acquire+release and handover -------------------------------------------------------------
 
     /** One contender of a comparison: a locker per simulated instance (two), the first used when uncontended. */
-    private record Contender(String name, Locker first, Locker second, Runnable leasedOp) {
+    record Contender(String name, Locker first, Locker second, Runnable leasedOp) {
 
         static Contender of(String name, Locker first, Locker second) {
             return new Contender(name, first, second, null);
@@ -178,12 +181,10 @@ public final class Benchmarks {
                 Contender.of("Spring Integration JdbcLockRegistry", Peers.springIntegrationJdbc(pool1),
                         Peers.springIntegrationJdbc(pool2)));
 
-        // "--only=uncontended,jdbc" limits these comparisons to some stores; all of them by default.
-        boolean all = !only.matches(".*\\b(zk|redis|jdbc|redlock)\\b.*");
-        boolean doZk = all || only.matches(".*\\bzk\\b.*");
-        boolean doRedis = all || only.matches(".*\\bredis\\b.*");
-        boolean doJdbc = all || only.matches(".*\\bjdbc\\b.*");
-        boolean doRedlock = all || only.matches(".*\\bredlock\\b.*");
+        boolean doZk = stores("zk");
+        boolean doRedis = stores("redis");
+        boolean doJdbc = stores("jdbc");
+        boolean doRedlock = stores("redlock");
         List<Contender> redlock = doRedlock ? redlockContenders() : List.of();
         if (doZk) {
             uncontended("ZooKeeper: uncontended acquire+release", zk, this::zookeeperRequests,
@@ -229,7 +230,16 @@ public final class Benchmarks {
                         nodes.redissonRedLock(closeables)));
     }
 
-    private <T extends AutoCloseable> T own(T closeable) {
+    /** Whether the run covers {@code store}: "--only=uncontended,jdbc" limits it to some stores; all by default. */
+    boolean stores(String store) {
+        return !only.matches(".*\\b(zk|redis|jdbc|redlock|etcd)\\b.*") || only.matches(".*\\b" + store + "\\b.*");
+    }
+
+    void addRow(Row row) {
+        rows.add(row);
+    }
+
+    <T extends AutoCloseable> T own(T closeable) {
         closeables.add(closeable);
         return closeable;
     }
@@ -247,7 +257,7 @@ public final class Benchmarks {
      * Times each contender's acquire+release; with {@code trips}, also counts the store round trips of the timed
      * operations (the count is read between batches, so it does not add to their time).
      */
-    private void uncontended(String section, List<Contender> contenders, java.util.function.LongSupplier trips,
+    void uncontended(String section, List<Contender> contenders, java.util.function.LongSupplier trips,
             String tripsMetric) {
         Map<Contender, Stats> stats = new LinkedHashMap<>();
         Map<Contender, long[]> counted = new LinkedHashMap<>();
@@ -322,6 +332,11 @@ public final class Benchmarks {
 
     private void handover(String section, List<Contender> all, int waiters, java.util.function.LongSupplier trips)
             throws Exception {
+        handover(section, all, waiters, trips, "database round trips per handover (all threads)");
+    }
+
+    void handover(String section, List<Contender> all, int waiters, java.util.function.LongSupplier trips,
+            String tripsMetric) throws Exception {
         List<Contender> contenders = all.stream().filter(c -> c.first() != null && c.first().canWait()).toList();
         Map<Contender, Stats> stats = new LinkedHashMap<>();
         Map<Contender, String> failures = new LinkedHashMap<>();
@@ -344,7 +359,7 @@ public final class Benchmarks {
         addRows(section, "µs from release to the next waiter holding it", contenders, stats, failures);
         if (trips != null) {
             for (Contender c : contenders) {
-                rows.add(new Row(section, c.name(), "database round trips per handover (all threads)",
+                rows.add(new Row(section, c.name(), tripsMetric,
                         statements.get(c)[0] / (double) Math.max(1, stats.get(c).count()), Double.NaN,
                         stats.get(c).count(), Double.NaN, null));
             }
@@ -555,7 +570,7 @@ public final class Benchmarks {
     // ---- cost of holding many leases -----------------------------------------------------------------------------
 
     @FunctionalInterface
-    private interface Counter {
+    interface Counter {
         long roundTrips() throws Exception;
     }
 
@@ -566,22 +581,32 @@ public final class Benchmarks {
         CountingDataSource pool = new CountingDataSource(servers.pool("hold"));
         new JdbcLeaseBackend(pool).createSchema();
         for (int count : settings.holdCounts()) {
-            ZooKeeperLeaseBackend zkBackend = own(new ZooKeeperLeaseBackend(zk, "/hold", Servers.ZK_SESSION));
-            hold("zookeeper", count, zkBackend, servers::zookeeperPackets, settings.holdTtl(), settings.holdRenew(),
-                    "round trips = packets the server received (incl. session pings); CPU includes the in-process "
-                            + "ZooKeeper server");
-            RedisLeaseBackend redisBackend = own(new RedisLeaseBackend(redis, "hold:"));
-            hold("redis", count, redisBackend, () -> servers.redisCommands(redisAdmin), settings.holdTtl(),
-                    settings.holdRenew(),
-                    "round trips = commands the clients sent (INFO commandstats, less the GET/PEXPIRE/DEL/PUBLISH our scripts run inside Redis)");
-            hold("jdbc", count, new JdbcLeaseBackend(pool), pool::roundTrips, settings.holdTtl(), settings.holdRenew(),
-                    "round trips = statements + commits through the pool");
+            if (stores("zk")) {
+                ZooKeeperLeaseBackend zkBackend = own(new ZooKeeperLeaseBackend(zk, "/hold", Servers.ZK_SESSION));
+                hold("zookeeper", count, zkBackend, servers::zookeeperPackets, settings.holdTtl(), settings.holdRenew(),
+                        "round trips = packets the server received (incl. session pings); CPU includes the in-process "
+                                + "ZooKeeper server");
+            }
+            if (stores("redis")) {
+                RedisLeaseBackend redisBackend = own(new RedisLeaseBackend(redis, "hold:"));
+                hold("redis", count, redisBackend, () -> servers.redisCommands(redisAdmin), settings.holdTtl(),
+                        settings.holdRenew(),
+                        "round trips = commands the clients sent (INFO commandstats, less the GET/PEXPIRE/DEL/PUBLISH our scripts run inside Redis)");
+            }
+            if (stores("jdbc")) {
+                hold("jdbc", count, new JdbcLeaseBackend(pool), pool::roundTrips, settings.holdTtl(),
+                        settings.holdRenew(), "round trips = statements + commits through the pool");
+            }
         }
     }
 
-    private void hold(String backendName, int count, LeaseBackend<?> backend, Counter counter, Duration ttl,
+    static String holdSection(int count) {
+        return "Cost of holding " + String.format(Locale.ROOT, "%,d", count) + " leases";
+    }
+
+    void hold(String backendName, int count, LeaseBackend<?> backend, Counter counter, Duration ttl,
             Duration renew, String note) throws Exception {
-        String section = "Cost of holding " + String.format(Locale.ROOT, "%,d", count) + " leases";
+        String section = holdSection(count);
         RecordingBackend<?> recording = new RecordingBackend<>(backend);
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
@@ -594,30 +619,10 @@ public final class Benchmarks {
         try (LeaseEngine engine = new LeaseEngine(BackendRouter.of(Map.of(LeaseKind.CORRECTNESS, recording, LeaseKind.EFFICIENCY, recording)),
                 new LeaseDefaults(ttl, renew))) {
             long acquireStart = System.nanoTime();
-            List<Thread> acquirers = new ArrayList<>();
-            AtomicReference<Throwable> error = new AtomicReference<>();
-            int threads = 4;
-            for (int t = 0; t < threads; t++) {
-                int first = t;
-                Thread thread = new Thread(() -> {
-                    try {
-                        for (int i = first; i < count; i += threads) {
-                            leases.add(engine.acquire(Ours.spec("hold-" + count + "-" + i, backend)
-                                    .withTtl(ttl).withRenewEvery(renew)));
-                        }
-                    }
-                    catch (Throwable ex) {
-                        error.compareAndSet(null, ex);
-                    }
-                });
-                thread.start();
-                acquirers.add(thread);
-            }
-            for (Thread thread : acquirers) {
-                thread.join();
-            }
-            if (error.get() != null) {
-                failure = describe(error.get());
+            Throwable error = Acquirers.run(count, 4, i -> leases.add(engine.acquire(
+                    Ours.spec("hold-" + count + "-" + i, backend).withTtl(ttl).withRenewEvery(renew))));
+            if (error != null) {
+                failure = describe(error);
             }
             else {
                 double acquireSeconds = (System.nanoTime() - acquireStart) / 1e9;

@@ -44,5 +44,16 @@ class BenchmarksSmokeTest {
             assertThat(rows).as(String.join(" / ", expected))
                     .anyMatch(row -> row.section().startsWith(expected[0]) && row.contender().equals(expected[1]));
         }
+        if (!dev.lease.testing.EtcdServer.installed()) {
+            return; // the etcd rows need Debian's etcd (.ci/run installs it)
+        }
+        for (String[] expected : new String[][] {
+                {"etcd: uncontended", "lease LeaseTemplate"}, {"etcd: uncontended", "lease @Leased"},
+                {"etcd: uncontended", "plain jetcd (floor)"},
+                {"etcd: handover, 8", "lease LeaseTemplate"}, {"etcd: handover, 8", "plain jetcd (floor)"},
+                {"Cost of holding", "etcd"}, {"Cost of holding", "plain jetcd keepAlive (floor)"}}) {
+            assertThat(rows).as(String.join(" / ", expected))
+                    .anyMatch(row -> row.section().startsWith(expected[0]) && row.contender().equals(expected[1]));
+        }
     }
 }

@@ -2,9 +2,7 @@ package dev.lease.etcd;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,12 +16,9 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Lease;
-import io.etcd.jetcd.common.exception.ErrorCode;
-import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
-import io.etcd.jetcd.lease.NoSuchLeaseException;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
@@ -31,6 +26,7 @@ import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 
+import dev.lease.etcd.SharedLeases.Shared;
 import dev.lease.spi.BackendTraits;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
@@ -41,20 +37,25 @@ import dev.lease.spi.LeaseNames;
  * strictly increasing for a name across deletions (every grant creates the key anew), and unchanged by renewals.
  *
  * <ul>
- *   <li>Grant: a serializable read of the key (when it is there, the lease is busy), an etcd lease {@code L} of the
- *       ttl, then one transaction
- *       {@code if create_revision(key) == 0 then put(key, attempt, lease = L)}; the token is the key's create_revision.</li>
- *   <li>Renewal: a keep-alive of {@code L} ({@code LeaseKeepAlive} once: jetcd's keep-alive observer completes on a
- *       deadline of the local wall clock, and the engine's own monotonic validity decides), then one transaction that
- *       compares every renewed key's create_revision with its token: a successful keep-alive does not prove the key is
- *       still there (etcd#14758). A keep-alive answered with ttl 0 or a key gone or re-created is a loss.</li>
- *   <li>Release: a transaction deleting the key if its create_revision is still the token, then a revoke of {@code L}.</li>
+ *   <li>Grant: a serializable read of the key (when it is there, the lease is busy), then one transaction
+ *       {@code if create_revision(key) == 0 then put(key, attempt, lease = L)}; the token is the key's create_revision.
+ *       {@code L} is the etcd lease this backend shares among its grants of the same ttl ({@link SharedLeases}): kept
+ *       alive from the request's start by a keep-alive sent with the transaction, or granted for it when there is
+ *       none.</li>
+ *   <li>Renewal ({@link Renewals}): a keep-alive of each shared lease of the batch ({@code LeaseKeepAlive} once: jetcd's
+ *       keep-alive loop runs on the wall clock, and the engine's own monotonic validity decides), and with it one
+ *       transaction per 128 grants that compares every key's create_revision with its token: a successful keep-alive
+ *       does not prove the key is still there (etcd#14758). A lease gone loses its grants, a key gone or re-created
+ *       its grant alone.</li>
+ *   <li>Release: a transaction deleting the key if its create_revision is still the token; the last grant of a shared
+ *       lease revokes it. Keys nobody holds any more that a shared lease would keep ({@link Leftovers}) are deleted,
+ *       each only if it is still that key, at the next renewal round.</li>
  *   <li>Waiting: a watch for the key's deletion, one per key for all waiting threads of this backend.</li>
  * </ul>
  *
- * Expiry is the server's: the etcd leader expires {@code L} after its ttl, on its own clock, which deletes the key.
- * etcd's {@code Lock} and {@code Election} APIs are not used: on etcd 3.4 a lock can be held twice after a lease
- * expires during a request (etcd#11456), and they hand out no token a resource can check.
+ * Expiry is the server's: the etcd leader expires {@code L} a ttl after its last keep-alive, on its own clock, which
+ * deletes its keys. etcd's {@code Lock} and {@code Election} APIs are not used: on etcd 3.4 a lock can be held twice
+ * after a lease expires during a request (etcd#11456), and they hand out no token a resource can check.
  */
 public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoCloseable {
 
@@ -63,9 +64,6 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
 
     /** The default key prefix ({@code lease.etcd.key-prefix}). */
     public static final String DEFAULT_KEY_PREFIX = "/leases/";
-
-    /** etcd refuses transactions of more operations than its --max-txn-ops, 128 by default. */
-    static final int MAX_TXN_OPS = 128;
 
     private static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(5);
 
@@ -80,8 +78,12 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
     private final String keyPrefix;
     private final long callTimeoutNanos;
     private final KeyWatches watches;
+    private final SharedLeases shared;
+    private final Holdings holdings = new Holdings();
+    private final Leftovers leftovers;
+    private final Renewals renewals;
     /** The etcd lease of each grant request still in flight or failed, by attempt id, for {@link #abandon}. */
-    private final Map<String, Long> pending = new ConcurrentHashMap<>();
+    private final Map<String, Shared> pending = new ConcurrentHashMap<>();
 
     /**
      * @param client the etcd client; left open on {@link #close()}, it belongs to the caller
@@ -105,6 +107,9 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
         this.leases = client.getLeaseClient();
         this.callTimeoutNanos = callTimeout.toNanos();
         this.watches = new KeyWatches(client.getWatchClient());
+        this.leftovers = new Leftovers(kv, callTimeoutNanos);
+        this.shared = new SharedLeases(leases, leftovers::leaseGone);
+        this.renewals = new Renewals(kv, shared, holdings, leftovers, callTimeoutNanos);
     }
 
     @Override
@@ -113,8 +118,8 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
     }
 
     /**
-     * Fenced. The keep-alives of a batch go out together on the client's one connection, and one transaction checks
-     * the keys. Every call is asynchronous in jetcd and awaited no longer than its deadline.
+     * Fenced. The keep-alives of a batch go out together on the client's one connection (one per shared etcd lease),
+     * and one transaction checks the keys. Every call is asynchronous in jetcd and awaited no longer than its deadline.
      */
     @Override
     public BackendTraits traits() {
@@ -123,31 +128,64 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
 
     @Override
     public Optional<EtcdGrant> tryAcquire(GrantRequest request) throws Exception {
+        long start = System.nanoTime();
         String name = LeaseNames.validate(request.name());
         ByteSequence key = key(name);
         long ttlSeconds = ttlSeconds(request.ttl());
         String what = "the grant of lease '" + name + "'";
         // A serializable read of the member we talk to, no quorum round: when it shows the key, the lease is busy and
-        // the two writes of a grant (an etcd lease, a transaction) and the revoke are spared. It may be a little
-        // stale, but only the transaction below decides a grant.
+        // the writes of a grant are spared. It may be a little stale, but only the transaction below decides a grant.
         if (EtcdCalls.await(kv.get(key, BUSY_CHECK), bound(request), what).getCount() > 0) {
             return Optional.empty();
         }
-        long leaseId = EtcdCalls.await(leases.grant(ttlSeconds), bound(request), what).getID();
-        pending.put(request.attempt(), leaseId);
-        TxnResponse answer = EtcdCalls.await(kv.txn()
-                .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                .Then(Op.put(key, bytes(request.attempt()), PutOption.builder().withLeaseId(leaseId).build()),
-                        Op.get(key, GetOption.DEFAULT))
-                .commit(), bound(request), what);
-        pending.remove(request.attempt());
-        if (!answer.isSucceeded()) {
-            // Nobody else will ever use this lease: let it go now rather than at its ttl.
-            leases.revoke(leaseId);
-            return Optional.empty();
+        for (boolean firstTry = true; ; firstTry = false) {
+            Shared lease = shared.join(ttlSeconds, start);
+            CompletableFuture<LeaseKeepAliveResponse> keepAlive = null;
+            if (lease == null) {
+                long sentAt = System.nanoTime();
+                lease = shared.adopt(EtcdCalls.await(leases.grant(ttlSeconds), bound(request), what).getID(),
+                        ttlSeconds, sentAt);
+            }
+            else {
+                // A lease others hold lives until a ttl after its last keep-alive; this grant's validity counts from
+                // start, so the lease must be kept alive from then on too.
+                keepAlive = shared.keepAlive(lease, start);
+            }
+            pending.put(request.attempt(), lease);
+            TxnResponse answer;
+            try {
+                answer = EtcdCalls.await(kv.txn()
+                        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                        .Then(Op.put(key, bytes(request.attempt()), PutOption.builder().withLeaseId(lease.id).build()),
+                                Op.get(key, GetOption.DEFAULT))
+                        .commit(), bound(request), what);
+                if (keepAlive != null && answer.isSucceeded()) {
+                    Shared joined = lease;
+                    EtcdCalls.retrying(keepAlive, () -> shared.keepAlive(joined, start),
+                            System.nanoTime() + bound(request), what);
+                }
+            }
+            catch (Exception ex) {
+                if (!(firstTry && keepAlive != null && EtcdCalls.leaseGone(ex))) {
+                    throw ex; // the request stays pending with its lease, for abandon
+                }
+                // The shared lease expired or was revoked: a put on it fails, and a key put just before went with it.
+                pending.remove(request.attempt());
+                shared.retire(lease);
+                shared.leave(lease);
+                continue;
+            }
+            pending.remove(request.attempt());
+            if (!answer.isSucceeded()) {
+                shared.leave(lease);
+                return Optional.empty();
+            }
+            KeyValue created = answer.getGetResponses().get(0).getKvs().get(0);
+            EtcdGrant grant = new EtcdGrant(name, key, request.attempt(), lease.id, created.getCreateRevision(),
+                    ttlSeconds);
+            holdings.add(grant, lease, start);
+            return Optional.of(grant);
         }
-        KeyValue created = answer.getGetResponses().get(0).getKvs().get(0);
-        return Optional.of(new EtcdGrant(name, key, request.attempt(), leaseId, created.getCreateRevision(), ttlSeconds));
     }
 
     @Override
@@ -156,108 +194,62 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
     }
 
     /**
-     * Keeps every grant's etcd lease alive, then checks in one transaction (per {@value #MAX_TXN_OPS} grants) that every
-     * key whose keep-alive succeeded still exists with its create_revision.
+     * Keeps the shared etcd leases of the grants alive, and checks in one transaction per
+     * {@value Renewals#MAX_TXN_OPS} grants that every key still exists with its create_revision ({@link Renewals}).
      *
-     * @return the grants whose etcd lease is gone (keep-alive answered ttl 0) or whose key is gone or was created anew
+     * @return the grants whose etcd lease is gone, whose key is gone or was created anew, or that were not held
      */
     @Override
     public Set<EtcdGrant> renewAll(Collection<EtcdGrant> grants) throws Exception {
-        if (grants.isEmpty()) {
-            return Set.of();
-        }
-        long until = System.nanoTime() + callTimeoutNanos;
-        List<EtcdGrant> batch = List.copyOf(grants);
-        List<CompletableFuture<LeaseKeepAliveResponse>> keepAlives = new ArrayList<>(batch.size());
-        for (EtcdGrant grant : batch) {
-            keepAlives.add(leases.keepAliveOnce(grant.leaseId()));
-        }
-        Set<EtcdGrant> lost = new HashSet<>();
-        List<EtcdGrant> alive = new ArrayList<>(batch.size());
-        for (int i = 0; i < batch.size(); i++) {
-            EtcdGrant grant = batch.get(i);
-            LeaseKeepAliveResponse answer;
-            try {
-                answer = EtcdCalls.await(keepAlives.get(i), until - System.nanoTime(),
-                        "the keep-alive of lease '" + grant.name() + "'");
-            }
-            catch (NoSuchLeaseException gone) {
-                lost.add(grant);
-                continue;
-            }
-            catch (EtcdException ex) {
-                // "requested lease not found": this grant's lease expired or was revoked; the others may be fine.
-                if (ex.getErrorCode() != ErrorCode.NOT_FOUND) {
-                    throw ex;
-                }
-                lost.add(grant);
-                continue;
-            }
-            // etcd answers ttl 0 for a lease it does not know (expired or revoked).
-            if (answer.getTTL() <= 0) {
-                lost.add(grant);
-            }
-            else {
-                alive.add(grant);
-            }
-        }
-        List<List<EtcdGrant>> chunks = new ArrayList<>();
-        for (int from = 0; from < alive.size(); from += MAX_TXN_OPS) {
-            chunks.add(alive.subList(from, Math.min(alive.size(), from + MAX_TXN_OPS)));
-        }
-        List<CompletableFuture<TxnResponse>> checks = new ArrayList<>(chunks.size());
-        for (List<EtcdGrant> chunk : chunks) {
-            checks.add(kv.txn().If(chunk.stream().map(EtcdLeaseBackend::stillOurs).toArray(Cmp[]::new))
-                    .Else(chunk.stream().map(g -> Op.get(g.key(), GetOption.DEFAULT)).toArray(Op[]::new))
-                    .commit());
-        }
-        for (int c = 0; c < chunks.size(); c++) {
-            TxnResponse answer = EtcdCalls.await(checks.get(c), until - System.nanoTime(), "the check of "
-                    + chunks.get(c).size() + " lease keys");
-            if (!answer.isSucceeded()) {
-                List<GetResponse> reads = answer.getGetResponses();
-                for (int i = 0; i < chunks.get(c).size(); i++) {
-                    EtcdGrant grant = chunks.get(c).get(i);
-                    List<KeyValue> found = reads.get(i).getKvs();
-                    if (found.isEmpty() || found.get(0).getCreateRevision() != grant.createRevision()) {
-                        lost.add(grant);
-                    }
-                }
-            }
-        }
-        return lost;
+        return grants.isEmpty() ? Set.of() : renewals.renewAll(grants);
     }
 
+    /**
+     * Deletes the key if its create_revision is still the token; the grant's share of its etcd lease ends, and the last
+     * grant of a lease revokes it. A key whose deletion failed is deleted at a later renewal round, or goes with its
+     * lease.
+     */
     @Override
     public void release(EtcdGrant grant) throws Exception {
+        Shared lease = holdings.remove(grant);
         try {
-            EtcdCalls.await(kv.txn().If(stillOurs(grant)).Then(Op.delete(grant.key(), DeleteOption.DEFAULT)).commit(),
-                    callTimeoutNanos, "the release of lease '" + grant.name() + "'");
+            EtcdCalls.await(kv.txn().If(Renewals.stillOurs(grant)).Then(Op.delete(grant.key(), DeleteOption.DEFAULT))
+                    .commit(), callTimeoutNanos, "the release of lease '" + grant.name() + "'");
+        }
+        catch (Exception ex) {
+            if (lease != null) {
+                leftovers.grantLeft(grant);
+            }
+            throw ex;
         }
         finally {
-            // Deletes the key too if the transaction did not get through; a failure leaves the lease to its ttl.
-            leases.revoke(grant.leaseId());
+            if (lease != null) {
+                shared.leave(lease);
+            }
         }
     }
 
     /**
      * Deletes the key if it still holds the request's attempt id (the transaction may have been applied although its
-     * answer never came back), and revokes the etcd lease the request was granted, so that a transaction of the request
-     * that a client retry delivers late fails on the revoked lease.
+     * answer never came back). The request's transaction may also still be on its way, and would create the key on a
+     * lease that other grants keep alive: that lease takes no new grants from now on, and the key is looked for at
+     * every renewal round until the lease is gone ({@link Leftovers}).
      */
     @Override
     public void abandon(GrantRequest request) throws Exception {
         String name = LeaseNames.validate(request.name());
         ByteSequence key = key(name);
-        Long leaseId = pending.remove(request.attempt());
+        Shared lease = pending.remove(request.attempt());
         try {
             EtcdCalls.await(kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(bytes(request.attempt()))))
                     .Then(Op.delete(key, DeleteOption.DEFAULT)).commit(), callTimeoutNanos,
                     "the abandon of lease '" + name + "'");
         }
         finally {
-            if (leaseId != null) {
-                leases.revoke(leaseId);
+            if (lease != null) {
+                leftovers.attemptLeft(key, bytes(request.attempt()), lease.id);
+                shared.retire(lease);
+                shared.leave(lease);
             }
         }
     }
@@ -323,6 +315,11 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
         return watches.watchedKeys();
     }
 
+    /** The number of keys waiting for a deletion at the next renewal round; for tests. */
+    int leftoverCount() {
+        return leftovers.size();
+    }
+
     /**
      * Checks a key prefix: non-empty, so lease keys never mix with other keys, and free of control characters.
      *
@@ -350,10 +347,6 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
 
     private long bound(GrantRequest request) {
         return Math.min(callTimeoutNanos, request.remaining().toNanos());
-    }
-
-    private static Cmp stillOurs(EtcdGrant grant) {
-        return new Cmp(grant.key(), Cmp.Op.EQUAL, CmpTarget.createRevision(grant.createRevision()));
     }
 
     private static ByteSequence bytes(String text) {

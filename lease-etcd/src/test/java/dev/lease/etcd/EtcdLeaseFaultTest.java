@@ -14,11 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import io.etcd.jetcd.Client;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import dev.lease.LeaseKind;
@@ -35,32 +31,7 @@ import dev.lease.testing.TestTiming;
  * Faults on a real one-member etcd: a key deleted behind its holder's back, a keep-alive that succeeds although the key
  * is gone, and the holder's link frozen until etcd expires its lease.
  */
-class EtcdLeaseFaultTest {
-
-    private static EtcdServer etcd;
-    private static Client admin;
-    private final List<AutoCloseable> closeables = new ArrayList<>();
-
-    @BeforeAll
-    static void startEtcd() throws Exception {
-        etcd = EtcdServer.start(1);
-        admin = EtcdTesting.client(etcd.endpoints());
-    }
-
-    @AfterAll
-    static void stopEtcd() {
-        if (etcd != null) {
-            admin.close();
-            etcd.close();
-        }
-    }
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
-            closeables.get(i).close();
-        }
-    }
+class EtcdLeaseFaultTest extends OneEtcdMember {
 
     /**
      * etcd#14758: a keep-alive can succeed after the key is gone. Here the key is deleted and its etcd lease left alive,
@@ -82,12 +53,15 @@ class EtcdLeaseFaultTest {
         backend.release(grant);
     }
 
-    /** A revoked etcd lease fails its own grant in a batch renewal, not the others of the batch. */
+    /**
+     * A revoked etcd lease fails the grants bound to it in a batch renewal, not the others of the batch (grants of
+     * another ttl have another lease; those sharing the revoked one: {@code EtcdSharedLeaseTest}).
+     */
     @Test
     void aRevokedLeaseIsLostAloneInItsBatch() throws Exception {
         EtcdLeaseBackend backend = backend(etcd.endpoints(), "/revoked/");
         EtcdGrant revoked = backend.tryAcquire(new GrantRequest("r", seconds(30), reason -> { })).orElseThrow();
-        EtcdGrant kept = backend.tryAcquire(new GrantRequest("k", seconds(30), reason -> { })).orElseThrow();
+        EtcdGrant kept = backend.tryAcquire(new GrantRequest("k", seconds(20), reason -> { })).orElseThrow();
         admin.getLeaseClient().revoke(revoked.leaseId()).get(10, TimeUnit.SECONDS);
         assertThat(backend.renewAll(List.of(revoked, kept))).as("lost").containsExactly(revoked);
         backend.release(kept);
@@ -136,7 +110,7 @@ class EtcdLeaseFaultTest {
     @Test
     void aFrozenLinkInterruptsTheHolderBeforeTheServerLetsAnyoneIn() throws Exception {
         TcpProxy proxy = new TcpProxy(etcd.clientPort(0));
-        closeables.add(proxy);
+        closeAfter(proxy);
         EtcdLeaseBackend holder = backend(EtcdServer.url(proxy.port()), "/frozen/");
         EtcdLeaseBackend successor = backend(etcd.endpoints(), "/frozen/");
         HolderVersusSuccessor.Outcome outcome = HolderVersusSuccessor.run(holder, successor, "frozen", seconds(3),
@@ -186,13 +160,5 @@ class EtcdLeaseFaultTest {
         backend.abandon(request);
         assertThat(backend.renew(successor)).as("the successor survives a second abandon").isTrue();
         backend.release(successor);
-    }
-
-    private EtcdLeaseBackend backend(String endpoints, String prefix) {
-        Client client = EtcdTesting.client(endpoints);
-        EtcdLeaseBackend backend = new EtcdLeaseBackend(client, prefix, seconds(5));
-        closeables.add(client);
-        closeables.add(backend);
-        return backend;
     }
 }
