@@ -106,6 +106,17 @@ class EtcdLeaseAutoConfigurationTest {
     }
 
     @Test
+    void anUnresolvableHostFailsTheStartupNamingTheHostAndTheFix() {
+        runner.withPropertyValues("lease.etcd.endpoints=http://etcd-lease-test.invalid:2379").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(LeaseConfigurationException.class)
+                    .hasMessageContaining("the host 'etcd-lease-test.invalid' does not resolve to any address")
+                    .hasMessageNotContaining("refused")
+                    .hasMessageContaining("correct the host name in lease.etcd.endpoints");
+        });
+    }
+
+    @Test
     void anEndpointThatIsNoUrlIsNamed() {
         runner.withPropertyValues("lease.etcd.endpoints=127.0.0.1:2379").run(context -> {
             assertThat(context).hasFailed();

@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.lease.LeaseConfigurationException;
+
 /**
  * Opens a TCP connection to every address of a list at once, to tell before a client starts whether any server
  * listens at all. A client would retry a refused connection for its whole connection timeout, logging each attempt
@@ -19,23 +21,6 @@ import java.util.List;
 final class ConnectProbe {
 
     private ConnectProbe() {
-    }
-
-    /**
-     * {@link #probe}'s failures in one list, an unresolvable host as {@code host:port (unknown host)}.
-     *
-     * @param addresses host and port of each server, resolved here (a host name may have several addresses)
-     * @param timeout how long to wait for an answer
-     * @return why each address failed, when every one of them failed for a reason other than silence; empty when
-     *         some address accepted or did not answer within {@code timeout}, so that only a client can tell
-     */
-    static List<String> allRefused(List<InetSocketAddress> addresses, Duration timeout) {
-        Failures failures = probe(addresses, timeout);
-        List<String> all = new ArrayList<>();
-        failures.unresolved().forEach(server -> all.add(
-                server.getHostString() + ":" + server.getPort() + " (unknown host)"));
-        all.addAll(failures.refused());
-        return all;
     }
 
     /**
@@ -53,9 +38,33 @@ final class ConnectProbe {
             return unresolved.isEmpty() && refused.isEmpty();
         }
 
-        /** The distinct host names that do not resolve. */
-        List<String> unresolvedHosts() {
-            return unresolved.stream().map(InetSocketAddress::getHostString).distinct().toList();
+        /**
+         * The startup failure for a store none of whose servers could be reached: an unresolvable host name wants
+         * another fix than a store that is down.
+         *
+         * @param store the store as the message names it, such as {@code ZooKeeper}
+         * @param at the configured servers as written
+         * @param server what one server is called, such as {@code server} or {@code endpoint}
+         * @param property the property that lists the servers
+         * @param start how to start the store, such as {@code start the ensemble}
+         */
+        LeaseConfigurationException unreachable(String store, String at, String server, String property,
+                String start) {
+            String problem = "Could not connect to " + store + " at '" + at + "': ";
+            if (unresolved.isEmpty()) {
+                return new LeaseConfigurationException(problem + "every " + server + " refused the connection ("
+                        + String.join(", ", refused) + ").", start + ", or fix " + property + ".");
+            }
+            List<String> hosts = unresolved.stream().map(InetSocketAddress::getHostString).distinct().toList();
+            String notResolving = (hosts.size() == 1 ? "the host '" + hosts.get(0) + "' does not resolve"
+                    : "the hosts '" + String.join("', '", hosts) + "' do not resolve") + " to any address (unknown host)";
+            String fix = "correct the host name in " + property + ", or make it resolvable from this machine "
+                    + "(DNS, /etc/hosts)";
+            if (refused.isEmpty()) {
+                return new LeaseConfigurationException(problem + notResolving + ".", fix + ".");
+            }
+            return new LeaseConfigurationException(problem + notResolving + ", and every other " + server
+                    + " refused the connection (" + String.join(", ", refused) + ").", fix + ", and " + start + ".");
         }
     }
 

@@ -49,11 +49,10 @@ class EtcdLeaseConfiguration {
     @ConditionalOnMissingBean(Client.class)
     Client leaseEtcdClient(EtcdLeaseProperties etcd, ObjectProvider<EtcdClientBuilderCustomizer> customizers) {
         List<String> endpoints = endpoints(etcd);
-        List<String> refused = ConnectProbe.allRefused(addresses(endpoints), STARTUP_TIMEOUT);
-        if (!refused.isEmpty()) {
-            throw new LeaseConfigurationException("Could not connect to etcd at '" + String.join(",", endpoints)
-                    + "': every endpoint refused the connection (" + String.join(", ", refused) + ").",
-                    "start etcd, or fix lease.etcd.endpoints.");
+        ConnectProbe.Failures failed = ConnectProbe.probe(addresses(endpoints), STARTUP_TIMEOUT);
+        if (!failed.isEmpty()) {
+            throw failed.unreachable("etcd", String.join(",", endpoints), "endpoint", "lease.etcd.endpoints",
+                    "start etcd");
         }
         ClientBuilder builder = Client.builder().endpoints(endpoints.toArray(String[]::new));
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));

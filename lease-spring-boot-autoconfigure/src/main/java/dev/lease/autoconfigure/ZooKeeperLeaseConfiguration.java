@@ -64,7 +64,8 @@ class ZooKeeperLeaseConfiguration {
         long deadline = System.nanoTime() + connectionTimeout.toNanos();
         ConnectProbe.Failures failed = ConnectProbe.probe(servers(connectString), connectionTimeout);
         if (!failed.isEmpty()) {
-            throw unreachable(connectString, failed);
+            throw failed.unreachable("ZooKeeper", connectString, "server", "lease.zookeeper.connect-string",
+                    "start the ensemble");
         }
         CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
@@ -130,26 +131,6 @@ class ZooKeeperLeaseConfiguration {
                     + "' is not a ZooKeeper connect string: " + ex.getMessage() + ".",
                     "set it to host:port pairs separated by commas, such as 'zk1:2181,zk2:2181,zk3:2181'.");
         }
-    }
-
-    /** Every server failed at once: an unresolvable host name wants another fix than an ensemble that is down. */
-    private static LeaseConfigurationException unreachable(String connectString, ConnectProbe.Failures failed) {
-        String problem = "Could not connect to ZooKeeper at '" + connectString + "': ";
-        if (failed.unresolved().isEmpty()) {
-            return new LeaseConfigurationException(problem + "every server refused the connection ("
-                    + String.join(", ", failed.refused()) + ").",
-                    "start the ensemble, or fix lease.zookeeper.connect-string.");
-        }
-        List<String> hosts = failed.unresolvedHosts();
-        String unresolved = (hosts.size() == 1 ? "the host '" + hosts.get(0) + "' does not resolve"
-                : "the hosts '" + String.join("', '", hosts) + "' do not resolve") + " to any address (unknown host)";
-        String fix = "correct the host name in lease.zookeeper.connect-string, or make it resolvable from this machine "
-                + "(DNS, /etc/hosts)";
-        if (failed.refused().isEmpty()) {
-            return new LeaseConfigurationException(problem + unresolved + ".", fix + ".");
-        }
-        return new LeaseConfigurationException(problem + unresolved + ", and every other server refused the "
-                + "connection (" + String.join(", ", failed.refused()) + ").", fix + ", and start the ensemble.");
     }
 
     /**
