@@ -107,7 +107,8 @@ public enum SqlDialect {
 
     /**
      * Like {@link #insertUnlessPresent}, with {@code values} selected from the rows of the same table matching
-     * {@code where}, in the same statement (an aggregate of them, so that one row is inserted).
+     * {@code where}, in the same statement (an aggregate of them, so that one row is inserted). {@code where} has no
+     * top-level {@code OR}: on H2 the key's check is joined to it with {@code AND}.
      */
     public String insertSelectUnlessPresent(String table, String columns, String values, String where,
             String keyColumn, String key) {
