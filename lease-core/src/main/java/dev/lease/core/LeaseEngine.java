@@ -74,59 +74,97 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     private volatile Duration shutdownGrace = RenewalExecutors.SHUTDOWN_GRACE;
 
     /**
+     * An engine with no fence at grant and no listeners; {@link #builder} gives the rest.
+     *
      * @param router which backend serves each kind
      * @param defaults ttl and renewal interval for leases that set none
      */
     public LeaseEngine(BackendRouter router, LeaseDefaults defaults) {
-        this(router, defaults, (GrantFence) null);
+        this(builder(router).defaults(defaults));
     }
 
-    /**
-     * @param router which backend serves each kind
-     * @param defaults ttl and renewal interval for leases that set none
-     * @param grantFence the fence advanced at grant for leases that name a fence resource, or null when there is none
-     */
-    public LeaseEngine(BackendRouter router, LeaseDefaults defaults, GrantFence grantFence) {
-        this(router, defaults, grantFence, List.of());
-    }
-
-    /**
-     * @param router which backend serves each kind
-     * @param defaults ttl and renewal interval for leases that set none
-     * @param grantFence the fence advanced at grant for leases that name a fence resource, or null when there is none
-     * @param listeners told about acquires, renewals and losses (metrics, traces), in this order
-     */
-    public LeaseEngine(BackendRouter router, LeaseDefaults defaults, GrantFence grantFence,
-            List<? extends LeaseEngineListener> listeners) {
-        this(router, defaults, grantFence, System::nanoTime, System::nanoTime, listeners);
-    }
-
-    LeaseEngine(BackendRouter router, LeaseDefaults defaults, LongSupplier monotonicClock) {
-        this(router, defaults, null, monotonicClock);
-    }
-
-    LeaseEngine(BackendRouter router, LeaseDefaults defaults, GrantFence grantFence, LongSupplier monotonicClock) {
-        this(router, defaults, grantFence, monotonicClock, monotonicClock);
-    }
-
-    LeaseEngine(BackendRouter router, LeaseDefaults defaults, GrantFence grantFence, LongSupplier monotonicClock,
-            LongSupplier validityClock) {
-        this(router, defaults, grantFence, monotonicClock, validityClock, List.of());
-    }
-
-    /**
-     * @param validityClock the clock held leases measure their validity on; a clock that stands still gives an engine
-     *        without a local deadline, which the fault suite runs as a mutant its checks must catch
-     */
-    LeaseEngine(BackendRouter router, LeaseDefaults defaults, GrantFence grantFence, LongSupplier monotonicClock,
-            LongSupplier validityClock, List<? extends LeaseEngineListener> listeners) {
-        this.router = router;
-        this.listeners = new Listeners(listeners);
-        this.defaults = defaults;
-        this.fencing = new GrantFencing(grantFence);
-        this.clock = monotonicClock;
-        this.validityClock = validityClock;
+    private LeaseEngine(Builder builder) {
+        this.router = builder.router;
+        this.listeners = new Listeners(builder.listeners);
+        this.defaults = builder.defaults;
+        this.fencing = new GrantFencing(builder.grantFence);
+        this.clock = builder.clock;
+        this.validityClock = builder.validityClock != null ? builder.validityClock : builder.clock;
         this.executors = new RenewalExecutors(Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
+    }
+
+    /**
+     * A builder of an engine on {@code router}, with {@link LeaseDefaults#standard()}, no fence at grant and no
+     * listeners until told otherwise.
+     *
+     * @param router which backend serves each kind
+     * @return the builder
+     */
+    public static Builder builder(BackendRouter router) {
+        return new Builder(router);
+    }
+
+    /** What an engine is built from: its routing, and optionally its defaults, fence at grant and listeners. */
+    public static final class Builder {
+
+        private final BackendRouter router;
+        private LeaseDefaults defaults = LeaseDefaults.standard();
+        private GrantFence grantFence;
+        private List<? extends LeaseEngineListener> listeners = List.of();
+        private LongSupplier clock = System::nanoTime;
+        private LongSupplier validityClock;
+
+        private Builder(BackendRouter router) {
+            this.router = Objects.requireNonNull(router, "router");
+        }
+
+        /**
+         * @param defaults ttl and renewal interval for leases that set none
+         * @return this builder
+         */
+        public Builder defaults(LeaseDefaults defaults) {
+            this.defaults = Objects.requireNonNull(defaults, "defaults");
+            return this;
+        }
+
+        /**
+         * @param grantFence the fence advanced at grant for leases that name a fence resource, or null when there is
+         *        none
+         * @return this builder
+         */
+        public Builder grantFence(GrantFence grantFence) {
+            this.grantFence = grantFence;
+            return this;
+        }
+
+        /**
+         * @param listeners told about acquires, campaigns, renewals and losses (metrics, traces), in this order
+         * @return this builder
+         */
+        public Builder listeners(List<? extends LeaseEngineListener> listeners) {
+            this.listeners = List.copyOf(listeners);
+            return this;
+        }
+
+        /** The monotonic clock waits and, unless {@link #validityClock} says otherwise, validity are measured on. */
+        Builder clock(LongSupplier monotonicClock) {
+            this.clock = monotonicClock;
+            return this;
+        }
+
+        /**
+         * The clock held leases measure their validity on; a clock that stands still gives an engine without a local
+         * deadline, which the fault suite runs as a mutant its checks must catch.
+         */
+        Builder validityClock(LongSupplier validityClock) {
+            this.validityClock = validityClock;
+            return this;
+        }
+
+        /** @return the engine, running: it renews what it grants until {@link LeaseEngine#close() closed} */
+        public LeaseEngine build() {
+            return new LeaseEngine(this);
+        }
     }
 
     @Override

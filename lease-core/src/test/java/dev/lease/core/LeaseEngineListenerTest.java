@@ -117,10 +117,9 @@ class LeaseEngineListenerTest {
     @Test
     void aTokenTheFenceRefusesAtGrantIsAFailedAcquireAndAFenceLoss() {
         ScriptedBackend scripted = new ScriptedBackend();
-        engine = new LeaseEngine(BackendRouter.of(routes(scripted)), LeaseDefaults.standard(),
-                (resource, token) -> {
-                    throw new IllegalStateException("fence of " + resource + " is at 99");
-                }, List.of(events));
+        engine = LeaseEngine.builder(BackendRouter.of(routes(scripted))).grantFence((resource, token) -> {
+            throw new IllegalStateException("fence of " + resource + " is at 99");
+        }).listeners(List.of(events)).build();
         assertThatThrownBy(() -> engine.acquire(LeaseSpec.of("ledger", LeaseKind.CORRECTNESS).withFence("invoice-1")))
                 .isInstanceOf(LeaseLostException.class);
         assertThat(events.list).containsExactly("acquiring ledger ledger CORRECTNESS scripted",
@@ -141,8 +140,7 @@ class LeaseEngineListenerTest {
             }
         };
         ScriptedBackend scripted = new ScriptedBackend();
-        engine = new LeaseEngine(BackendRouter.of(routes(scripted)), LeaseDefaults.standard(), null,
-                List.of(broken, events));
+        engine = LeaseEngine.builder(BackendRouter.of(routes(scripted))).listeners(List.of(broken, events)).build();
         String done = engine.run(LeaseSpec.of("ledger", LeaseKind.CORRECTNESS), lease -> "done", null);
         assertThat(done).isEqualTo("done");
         Lease lease = engine.acquire(LeaseSpec.of("ledger", LeaseKind.CORRECTNESS));
@@ -152,7 +150,7 @@ class LeaseEngineListenerTest {
     }
 
     private static LeaseEngine engineOver(LeaseBackend<?> backend, LeaseEngineListener listener) {
-        return new LeaseEngine(BackendRouter.of(routes(backend)), LeaseDefaults.standard(), null, List.of(listener));
+        return LeaseEngine.builder(BackendRouter.of(routes(backend))).listeners(List.of(listener)).build();
     }
 
     private static Map<LeaseKind, LeaseBackend<?>> routes(LeaseBackend<?> backend) {
