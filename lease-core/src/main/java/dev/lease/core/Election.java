@@ -11,6 +11,7 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.lease.Durations;
 import dev.lease.FencingToken;
+import dev.lease.LeaseConfigurationException;
 import dev.lease.LeaseKind;
 import dev.lease.LeaseSpec;
 import dev.lease.LeasedWork;
@@ -56,8 +57,11 @@ public final class Election implements Leadership, Campaigns, AutoCloseable {
         void revoked(LeadershipRevokedEvent event);
     }
 
-    private final LeaseEngine engine;
     private final LeaseSpec spec;
+    /** Resolves the term's lease at each attempt: a backend's limits (ZooKeeper's session timeout) may change. */
+    private final LeaseRequests requests;
+    private final Acquirer acquirer;
+    private final LeaseEngineListener observers;
     private final Listener listener;
     private final Thread campaign;
     private final Object lock = new Object();
@@ -76,8 +80,17 @@ public final class Election implements Leadership, Campaigns, AutoCloseable {
     /** Pause before campaigning again after a yield: long enough for another instance to take over. */
     private final Duration yieldPause;
 
-    Election(LeaseEngine engine, LeaseSpec spec, Listener listener) {
-        this.engine = engine;
+    /**
+     * @throws LeaseConfigurationException when the kind is not routed to a backend that can serve it, or the timing
+     *         cannot work there
+     * @throws IllegalArgumentException when the name is not a valid lease name
+     */
+    Election(LeaseSpec spec, Listener listener, LeaseRequests requests, Acquirer acquirer,
+            LeaseEngineListener observers) {
+        requests.resolve(spec);
+        this.requests = requests;
+        this.acquirer = acquirer;
+        this.observers = observers;
         this.spec = spec.withWaitFor(CAMPAIGN_WAIT);
         this.listener = listener;
         this.yieldPause = spec.ttl().orElse(Duration.ofSeconds(5));
@@ -149,7 +162,7 @@ public final class Election implements Leadership, Campaigns, AutoCloseable {
         if (current == null || !current.isValid()) {
             return otherwise.get();
         }
-        return engine.runInTerm(current, work);
+        return BoundSections.inTerm(current, work);
     }
 
     /** The term while this instance leads, else null: for sections that run in it without a thread of their own. */
@@ -201,13 +214,14 @@ public final class Election implements Leadership, Campaigns, AutoCloseable {
 
     private void campaign() {
         Backoff backoff = new Backoff();
-        while (!closing && !engine.isClosed()) {
+        while (!closing && !acquirer.isClosed()) {
             Optional<HeldLease> granted;
             if (!campaigning(true)) {
                 break;
             }
             try {
-                granted = engine.acquireTerm(spec);
+                LeaseRequest request = requests.resolve(spec);
+                granted = acquirer.acquire(request, observers.acquiring(request.description()));
             }
             catch (RuntimeException ex) {
                 if (closing) {
