@@ -11,7 +11,6 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.lease.Durations;
 import dev.lease.FencingToken;
-import dev.lease.LeaseConfigurationException;
 import dev.lease.LeaseKind;
 import dev.lease.LeaseSpec;
 import dev.lease.LeasedWork;
@@ -29,9 +28,6 @@ import dev.lease.leader.LeadershipRevokedEvent;
 public final class Election implements Leadership, Campaigns, AutoCloseable {
 
     private static final Log log = LogFactory.getLog(Election.class);
-
-    /** How long one campaign attempt waits for the lease before asking again; the wait is woken by releases. */
-    private static final Duration CAMPAIGN_WAIT = Duration.ofSeconds(30);
 
     /** The least pause after a term ends, so that a store in trouble is not hammered by a loop of terms. */
     private static final Duration MIN_PAUSE = Duration.ofMillis(200);
@@ -58,10 +54,7 @@ public final class Election implements Leadership, Campaigns, AutoCloseable {
     }
 
     private final LeaseSpec spec;
-    /** Resolves the term's lease at each attempt: a backend's limits (ZooKeeper's session timeout) may change. */
-    private final LeaseRequests requests;
-    private final Acquirer acquirer;
-    private final LeaseEngineListener observers;
+    private final CampaignAttempts attempts;
     private final Listener listener;
     private final Thread campaign;
     private final Object lock = new Object();
@@ -80,18 +73,9 @@ public final class Election implements Leadership, Campaigns, AutoCloseable {
     /** Pause before campaigning again after a yield: long enough for another instance to take over. */
     private final Duration yieldPause;
 
-    /**
-     * @throws LeaseConfigurationException when the kind is not routed to a backend that can serve it, or the timing
-     *         cannot work there
-     * @throws IllegalArgumentException when the name is not a valid lease name
-     */
-    Election(LeaseSpec spec, Listener listener, LeaseRequests requests, Acquirer acquirer,
-            LeaseEngineListener observers) {
-        requests.resolve(spec);
-        this.requests = requests;
-        this.acquirer = acquirer;
-        this.observers = observers;
-        this.spec = spec.withWaitFor(CAMPAIGN_WAIT);
+    Election(LeaseSpec spec, Listener listener, CampaignAttempts attempts) {
+        this.spec = spec;
+        this.attempts = attempts;
         this.listener = listener;
         this.yieldPause = spec.ttl().orElse(Duration.ofSeconds(5));
         this.campaign = new Thread(this::campaign, "lease-election-" + spec.name());
@@ -213,15 +197,23 @@ public final class Election implements Leadership, Campaigns, AutoCloseable {
     }
 
     private void campaign() {
+        try {
+            campaignUntilClosed();
+        }
+        finally {
+            attempts.stop();
+        }
+    }
+
+    private void campaignUntilClosed() {
         Backoff backoff = new Backoff();
-        while (!closing && !acquirer.isClosed()) {
+        while (!closing && !attempts.engineClosed()) {
             Optional<HeldLease> granted;
             if (!campaigning(true)) {
                 break;
             }
             try {
-                LeaseRequest request = requests.resolve(spec);
-                granted = acquirer.acquire(request, observers.acquiring(request.description()));
+                granted = attempts.attempt();
             }
             catch (RuntimeException ex) {
                 if (closing) {

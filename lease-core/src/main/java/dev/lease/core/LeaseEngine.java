@@ -216,7 +216,7 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
             throw new IllegalArgumentException("Election '" + spec.name() + "': fence at grant is for one leased "
                     + "section; a term's writes carry its token (LeaseContext.token()) to the resources they fence");
         }
-        return new Election(spec, listener, requests, acquirer, listeners);
+        return new Election(spec, listener, new CampaignAttempts(spec, requests, acquirer, listeners));
     }
 
     /** The id of the backend serving {@code kind}, for messages about leases not granted. */

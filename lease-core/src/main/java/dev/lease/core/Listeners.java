@@ -30,13 +30,9 @@ final class Listeners implements LeaseEngineListener {
         return new Acquisition() {
             @Override
             public Runnable granted(OptionalLong token) {
-                List<Runnable> onClose = acquisitions.stream()
+                return whenClosed(lease, acquisitions.stream()
                         .map(acquisition -> guarded(lease, "granted", () -> acquisition.granted(token), () -> { }))
-                        .toList();
-                return () -> onClose.forEach(run -> guarded(lease, "closed", () -> {
-                    run.run();
-                    return null;
-                }, null));
+                        .toList());
             }
 
             @Override
@@ -52,6 +48,30 @@ final class Listeners implements LeaseEngineListener {
     }
 
     @Override
+    public Campaign campaigning(LeaseDescription election) {
+        if (listeners.isEmpty()) {
+            return Campaign.IGNORED;
+        }
+        List<Campaign> campaigns = listeners.stream()
+                .map(listener -> guarded(election, "campaigning", () -> listener.campaigning(election),
+                        Campaign.IGNORED))
+                .toList();
+        return new Campaign() {
+            @Override
+            public Runnable won(OptionalLong token) {
+                return whenClosed(election, campaigns.stream()
+                        .map(campaign -> guarded(election, "won", () -> campaign.won(token), () -> { }))
+                        .toList());
+            }
+
+            @Override
+            public void stopped() {
+                each(campaigns, election, "stopped", Campaign::stopped);
+            }
+        };
+    }
+
+    @Override
     public void renewed(LeaseDescription lease, boolean succeeded) {
         each(listeners, lease, "renewed", listener -> listener.renewed(lease, succeeded));
     }
@@ -59,6 +79,11 @@ final class Listeners implements LeaseEngineListener {
     @Override
     public void lost(LeaseDescription lease, OptionalLong token, LossCause cause) {
         each(listeners, lease, "lost", listener -> listener.lost(lease, token, cause));
+    }
+
+    /** What each listener asked to run when the lease is closed, each guarded. */
+    private static Runnable whenClosed(LeaseDescription lease, List<Runnable> onClose) {
+        return () -> each(onClose, lease, "closed", Runnable::run);
     }
 
     private static <T> void each(List<T> targets, LeaseDescription lease, String event, Consumer<T> call) {
