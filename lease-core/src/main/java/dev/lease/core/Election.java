@@ -24,6 +24,11 @@ import dev.lease.leader.LeadershipRevokedEvent;
  * when its lease is lost (renewal failed, store reported it, local deadline passed), when leadership is yielded, or
  * when the election is closed; work running in it is interrupted first, the lease is released so that another
  * instance can take over at once, and the campaign starts again after a pause (not after closing).
+ *
+ * <p>The engine's side of {@link Leadership}, so it lives with the engine rather than in {@code dev.lease.leader}: its
+ * terms are the engine's held leases and its attempts go along the engine's corridor ({@link CampaignAttempts}), none
+ * of it public, while lease-spring's elections and reactive support, in other packages, use it; the leader package
+ * keeps only what applications compile against.
  */
 public final class Election implements Leadership, Campaigns, AutoCloseable {
 

@@ -3,6 +3,7 @@ package dev.lease.core;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
@@ -24,15 +25,13 @@ final class Listeners implements LeaseEngineListener {
         if (listeners.isEmpty()) {
             return Acquisition.IGNORED;
         }
-        List<Acquisition> acquisitions = listeners.stream()
-                .map(listener -> guarded(lease, "acquiring", () -> listener.acquiring(lease), Acquisition.IGNORED))
-                .toList();
+        List<Acquisition> acquisitions = each(listeners, lease, "acquiring", listener -> listener.acquiring(lease),
+                Acquisition.IGNORED);
         return new Acquisition() {
             @Override
             public Runnable granted(OptionalLong token) {
-                return whenClosed(lease, acquisitions.stream()
-                        .map(acquisition -> guarded(lease, "granted", () -> acquisition.granted(token), () -> { }))
-                        .toList());
+                return whenClosed(lease, each(acquisitions, lease, "granted", acquisition -> acquisition.granted(token),
+                        () -> { }));
             }
 
             @Override
@@ -52,16 +51,13 @@ final class Listeners implements LeaseEngineListener {
         if (listeners.isEmpty()) {
             return Campaign.IGNORED;
         }
-        List<Campaign> campaigns = listeners.stream()
-                .map(listener -> guarded(election, "campaigning", () -> listener.campaigning(election),
-                        Campaign.IGNORED))
-                .toList();
+        List<Campaign> campaigns = each(listeners, election, "campaigning",
+                listener -> listener.campaigning(election), Campaign.IGNORED);
         return new Campaign() {
             @Override
             public Runnable won(OptionalLong token) {
-                return whenClosed(election, campaigns.stream()
-                        .map(campaign -> guarded(election, "won", () -> campaign.won(token), () -> { }))
-                        .toList());
+                return whenClosed(election, each(campaigns, election, "won", campaign -> campaign.won(token),
+                        () -> { }));
             }
 
             @Override
@@ -84,6 +80,12 @@ final class Listeners implements LeaseEngineListener {
     /** What each listener asked to run when the lease is closed, each guarded. */
     private static Runnable whenClosed(LeaseDescription lease, List<Runnable> onClose) {
         return () -> each(onClose, lease, "closed", Runnable::run);
+    }
+
+    /** What each target answers, or {@code otherwise} for one that throws or answers null. */
+    private static <T, R> List<R> each(List<T> targets, LeaseDescription lease, String event, Function<T, R> call,
+            R otherwise) {
+        return targets.stream().map(target -> guarded(lease, event, () -> call.apply(target), otherwise)).toList();
     }
 
     private static <T> void each(List<T> targets, LeaseDescription lease, String event, Consumer<T> call) {
