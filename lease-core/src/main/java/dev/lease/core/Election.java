@@ -24,13 +24,15 @@ import dev.lease.leader.LeadershipRevokedEvent;
  * when its lease is lost (renewal failed, store reported it, local deadline passed), when leadership is yielded, or
  * when the election is closed; work running in it is interrupted first, the lease is released so that another
  * instance can take over at once, and the campaign starts again after a pause (not after closing).
+ *
+ * <p>The engine's side of {@link Leadership}, so it lives with the engine rather than in {@code dev.lease.leader}: its
+ * terms are the engine's held leases and its attempts go along the engine's corridor ({@link CampaignAttempts}), none
+ * of it public, while lease-spring's elections and reactive support, in other packages, use it; the leader package
+ * keeps only what applications compile against.
  */
 public final class Election implements Leadership, Campaigns, AutoCloseable {
 
     private static final Log log = LogFactory.getLog(Election.class);
-
-    /** How long one campaign attempt waits for the lease before asking again; the wait is woken by releases. */
-    private static final Duration CAMPAIGN_WAIT = Duration.ofSeconds(30);
 
     /** The least pause after a term ends, so that a store in trouble is not hammered by a loop of terms. */
     private static final Duration MIN_PAUSE = Duration.ofMillis(200);
@@ -56,8 +58,8 @@ public final class Election implements Leadership, Campaigns, AutoCloseable {
         void revoked(LeadershipRevokedEvent event);
     }
 
-    private final LeaseEngine engine;
     private final LeaseSpec spec;
+    private final CampaignAttempts attempts;
     private final Listener listener;
     private final Thread campaign;
     private final Object lock = new Object();
@@ -76,9 +78,9 @@ public final class Election implements Leadership, Campaigns, AutoCloseable {
     /** Pause before campaigning again after a yield: long enough for another instance to take over. */
     private final Duration yieldPause;
 
-    Election(LeaseEngine engine, LeaseSpec spec, Listener listener) {
-        this.engine = engine;
-        this.spec = spec.withWaitFor(CAMPAIGN_WAIT);
+    Election(LeaseSpec spec, Listener listener, CampaignAttempts attempts) {
+        this.spec = spec;
+        this.attempts = attempts;
         this.listener = listener;
         this.yieldPause = spec.ttl().orElse(Duration.ofSeconds(5));
         this.campaign = new Thread(this::campaign, "lease-election-" + spec.name());
@@ -149,7 +151,7 @@ public final class Election implements Leadership, Campaigns, AutoCloseable {
         if (current == null || !current.isValid()) {
             return otherwise.get();
         }
-        return engine.runInTerm(current, work);
+        return BoundSections.inTerm(current, work);
     }
 
     /** The term while this instance leads, else null: for sections that run in it without a thread of their own. */
@@ -200,14 +202,23 @@ public final class Election implements Leadership, Campaigns, AutoCloseable {
     }
 
     private void campaign() {
+        try {
+            campaignUntilClosed();
+        }
+        finally {
+            attempts.stop();
+        }
+    }
+
+    private void campaignUntilClosed() {
         Backoff backoff = new Backoff();
-        while (!closing && !engine.isClosed()) {
+        while (!closing && !attempts.engineClosed()) {
             Optional<HeldLease> granted;
             if (!campaigning(true)) {
                 break;
             }
             try {
-                granted = engine.acquireTerm(spec);
+                granted = attempts.attempt();
             }
             catch (RuntimeException ex) {
                 if (closing) {

@@ -1,20 +1,13 @@
 package dev.lease.core;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.OptionalLong;
-import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
-import java.util.stream.Collectors;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import dev.lease.Durations;
 import dev.lease.FencingToken;
 import dev.lease.Lease;
 import dev.lease.LeaseKind;
@@ -23,11 +16,11 @@ import dev.lease.spi.Grant;
 import dev.lease.spi.LeaseBackend;
 
 /**
- * One grant held by this process: its monotonic validity, its renewal, and what happens when it is lost.
- *
- * <p>Validity is a deadline on the monotonic clock, set to (time before the request was sent) + ttl, less the
- * backend's {@link dev.lease.spi.BackendTraits#validityMargin margin}, and moved only by a successful renewal, the same way. The store's clock decides when the grant expires on the server;
- * the deadline only makes sure this process stops believing in the lease no later than the store could.
+ * One grant held by this process, and the one place that decides its state: held, then lost (the holder must be
+ * told) or closed (released), never both. Its parts do the rest: {@link Validity} (the local deadline on the
+ * monotonic clock), {@link LeaseRenewal} (renewals and the watchdog of the deadline), {@link LossAudience} (who is
+ * interrupted or told when it is lost) and {@link GrantRelease} (the release at the store, and freeing the name for
+ * this engine's other waiters).
  */
 final class HeldLease implements Lease {
 
@@ -39,34 +32,25 @@ final class HeldLease implements Lease {
     private final LeaseEngineListener listener;
     private final LeaseBackend<?> backend;
     private final Grant grant;
-    private final BackendGrant<?> granted;
-    private final Timing timing;
-    private final RenewalExecutors executors;
-    private final RenewalBatcher renewals;
-    private final LongSupplier clock;
     private final Consumer<HeldLease> onClose;
 
     private final Object lock = new Object();
-    private final long requestedAt;
-    private long deadline;
+    private final Validity validity;
+    private final LeaseRenewal renewal;
+    private final LossAudience audience = new LossAudience();
+    private final GrantRelease release;
     private volatile boolean lost;
     private volatile boolean closed;
     private String lossReason;
-    /** The threads running a section of this lease: one for a leased call, any number for a leadership term. */
-    private final List<ThreadLeases.Frames> boundTo = new ArrayList<>();
-    private Runnable whenLost;
-    /** Told of a declared loss, after the threads: sections not bound to a thread (reactive pipelines). */
-    private final List<Runnable> lossWatchers = new ArrayList<>();
     /** A leadership term: its election ends it, not the code running in it. */
     private volatile boolean term;
-    private Future<?> watchdog;
     private Runnable whenClosed;
-    /** Run once the grant stops blocking this engine's other waiters for the name (released or lost). */
-    private Runnable whenFreed;
-    private boolean freed;
-    /** Frees the name for local waiters once the store may have let the grant expire, should the release hang. */
-    private Future<?> freeFallback;
 
+    /**
+     * @param requestedAt when the grant request was sent, on {@code clock}: validity counts from there
+     * @param clock the clock validity is measured on
+     * @param onClose told when the lease is closed, before its release is sent
+     */
     HeldLease(LeaseDescription description, BackendGrant<?> granted, Timing timing, long requestedAt,
             RenewalExecutors executors, RenewalBatcher renewals, LongSupplier clock, Consumer<HeldLease> onClose,
             LeaseEngineListener listener) {
@@ -74,27 +58,17 @@ final class HeldLease implements Lease {
         this.name = description.name();
         this.kind = description.kind();
         this.listener = listener;
-        this.granted = granted;
         this.backend = granted.backend();
         this.grant = granted.grant();
-        this.timing = timing;
-        this.executors = executors;
-        this.renewals = renewals;
-        this.clock = clock;
         this.onClose = onClose;
-        this.requestedAt = requestedAt;
-        this.deadline = requestedAt + timing.validity().toNanos();
+        this.validity = new Validity(clock, timing, requestedAt);
+        this.renewal = new LeaseRenewal(this, granted, timing, validity, renewals, executors, listener, lock);
+        this.release = new GrantRelease(granted, name, nameAndToken(), timing, executors);
     }
 
+    /** Starts renewing and watching the deadline, unless lost or closed already. */
     void start() {
-        synchronized (lock) {
-            if (lost || closed) {
-                return;
-            }
-            // Counted from the request, like the validity: a slow grant must not push the first renewal late.
-            scheduleRenewal(timing.renewEvery().toNanos() - (clock.getAsLong() - requestedAt));
-            watchdog = executors.timer().schedule(this::checkDeadline, nanosLeft(), TimeUnit.NANOSECONDS);
-        }
+        renewal.start();
     }
 
     @Override
@@ -145,9 +119,7 @@ final class HeldLease implements Lease {
         if (lost || closed) {
             return false;
         }
-        synchronized (lock) {
-            return nanosLeft() > 0;
-        }
+        return validity.nanosLeft() > 0;
     }
 
     /** Lost, as opposed to released: the holder must be told. Includes a local deadline the watchdog has yet to see. */
@@ -164,14 +136,17 @@ final class HeldLease implements Lease {
         return closed;
     }
 
+    /** Neither lost nor closed: worth renewing. Reads no lock, so the renewal batcher may ask while holding its own. */
+    boolean isActive() {
+        return !lost && !closed;
+    }
+
     @Override
     public Duration remaining() {
         if (lost || closed) {
             return Duration.ZERO;
         }
-        synchronized (lock) {
-            return Duration.ofNanos(Math.max(0, nanosLeft()));
-        }
+        return Duration.ofNanos(Math.max(0, validity.nanosLeft()));
     }
 
     @Override
@@ -185,7 +160,7 @@ final class HeldLease implements Lease {
         String reason;
         synchronized (lock) {
             reason = lossReason != null ? lossReason
-                    : nanosLeft() <= 0 ? expired()
+                    : validity.nanosLeft() <= 0 ? validity.expired()
                     : "it was released (closed) before the work was done";
         }
         return new LeaseLostException(name, tokenOrNull(), reason, cause);
@@ -197,27 +172,23 @@ final class HeldLease implements Lease {
      */
     HeldLeaseSnapshot snapshot() {
         synchronized (lock) {
-            long left = nanosLeft();
+            long left = validity.nanosLeft();
             if (lost || closed || left <= 0) {
                 return null;
             }
             return new HeldLeaseSnapshot(name, kind, backend.id(), grant.token(), Duration.ofNanos(left),
-                    boundTo.isEmpty() ? null
-                            : boundTo.stream().map(frames -> frames.thread().getName()).collect(Collectors.joining(", ")));
+                    audience.threadNames());
         }
     }
 
+    /** The thread entered a section of this lease: a loss interrupts it until it leaves. */
     void bindTo(ThreadLeases.Frames frames) {
-        synchronized (lock) {
-            boundTo.add(frames);
-        }
+        audience.bind(frames);
     }
 
     /** The thread left its section of this lease, which stays held (a leadership term). */
     void unbind(ThreadLeases.Frames frames) {
-        synchronized (lock) {
-            boundTo.remove(frames);
-        }
+        audience.unbind(frames);
     }
 
     void markAsTerm() {
@@ -226,13 +197,7 @@ final class HeldLease implements Lease {
 
     /** Runs {@code hook} once, when the lease is declared lost, after its threads were interrupted: at once if it was. */
     void whenLost(Runnable hook) {
-        synchronized (lock) {
-            if (!lost) {
-                whenLost = hook;
-                return;
-            }
-        }
-        hook.run();
+        audience.whenLost(hook);
     }
 
     /**
@@ -242,18 +207,7 @@ final class HeldLease implements Lease {
      * @return what stops the watching when the section ends first (a leadership term outlives many sections)
      */
     Runnable watchLoss(Runnable watcher) {
-        synchronized (lock) {
-            if (!lost) {
-                lossWatchers.add(watcher);
-                return () -> {
-                    synchronized (lock) {
-                        lossWatchers.remove(watcher);
-                    }
-                };
-            }
-        }
-        watcher.run();
-        return () -> { };
+        return audience.watch(watcher);
     }
 
     /** Why it was declared lost, or null while it was not. */
@@ -278,54 +232,35 @@ final class HeldLease implements Lease {
      * loss still sees another lease of the engine valid.
      */
     Runnable invalidate(LossCause cause, String reason) {
-        List<ThreadLeases.Frames> frames;
-        List<Runnable> watchers;
-        Runnable hook;
+        LossAudience.Loss loss;
         synchronized (lock) {
             if (lost || closed) {
                 return null;
             }
             lost = true;
             lossReason = reason;
-            cancelTasks();
-            frames = List.copyOf(boundTo);
-            watchers = List.copyOf(lossWatchers);
-            lossWatchers.clear();
-            hook = whenLost;
+            renewal.cancel();
+            loss = audience.take();
         }
-        return () -> announceLoss(cause, reason, frames, watchers, hook);
+        return () -> announce(cause, reason, loss);
     }
 
-    private void announceLoss(LossCause cause, String reason, List<ThreadLeases.Frames> frames,
-            List<Runnable> watchers, Runnable hook) {
+    private void announce(LossCause cause, String reason, LossAudience.Loss loss) {
         String message = "Lease " + nameAndToken() + " on " + backend.id() + " lost (" + cause.tag() + "): " + reason
-                + (frames.isEmpty() ? "" : "; interrupting "
-                        + frames.stream().map(ThreadLeases.Frames::threadName).collect(Collectors.joining(", ")));
-        // Interrupting comes first: the work must stop as soon as possible, whatever a listener does.
-        frames.forEach(bound -> bound.interruptFor(this));
-        watchers.forEach(HeldLease::runWatcher);
+                + loss.interrupting();
+        loss.interruptAndTell(this);
         // A yield, or a shutdown that interrupted no work (an idle leadership term), is expected, not a warning.
-        if (cause == LossCause.YIELDED || (cause == LossCause.SHUTDOWN && frames.isEmpty() && term)) {
+        if (cause == LossCause.YIELDED || (cause == LossCause.SHUTDOWN && loss.interruptsNothing() && term)) {
             log.info(message);
         }
         else {
             log.warn(message);
         }
         listener.lost(description, grant.token(), cause);
-        if (hook != null) {
-            hook.run();
+        if (loss.whenLost() != null) {
+            loss.whenLost().run();
         }
-        freed();
-    }
-
-    private static void runWatcher(Runnable watcher) {
-        try {
-            watcher.run();
-        }
-        catch (RuntimeException ex) {
-            // One section's failure to hear of the loss must not keep the others, or the release, from it.
-            log.error("A loss watcher failed", ex);
-        }
+        release.freed();
     }
 
     /**
@@ -344,9 +279,8 @@ final class HeldLease implements Lease {
     }
 
     /**
-     * Releases the grant. After a loss the release is only a courtesy (the store may still hold our grant and free
-     * it sooner this way); it then runs in the background when allowed, so that a store that hangs cannot delay
-     * the holder's LeaseLostException.
+     * Releases the grant ({@link GrantRelease#release}); after a loss, in the background when
+     * {@code releaseLostInBackground}, so that a store that hangs cannot delay the holder's LeaseLostException.
      */
     void close(boolean releaseLostInBackground) {
         boolean wasLost;
@@ -357,69 +291,14 @@ final class HeldLease implements Lease {
             }
             wasLost = lost;
             closed = true;
-            cancelTasks();
+            renewal.cancel();
             closedHook = whenClosed;
         }
         onClose.accept(this);
         if (closedHook != null) {
             closedHook.run();
         }
-        // Local waiters queue behind this grant until its release returns; a release hanging on a dead connection
-        // must not hold them past the time the store lets the grant expire, after which the store decides.
-        freeAtTheLatestIn(nanosLeft());
-        if (wasLost && releaseLostInBackground) {
-            executors.runInBackground(backend.id(), () -> release(true));
-        }
-        else {
-            // The release is owner-checked by the backend, so it is safe even after a loss; it must run even if this
-            // thread carries an interrupt.
-            RenewalExecutors.withoutInterrupt(() -> release(wasLost));
-        }
-    }
-
-    private void freeAtTheLatestIn(long nanos) {
-        try {
-            Future<?> fallback = executors.timer().schedule(this::freed, Math.max(0, nanos), TimeUnit.NANOSECONDS);
-            synchronized (lock) {
-                if (freed) {
-                    fallback.cancel(false);
-                }
-                else {
-                    freeFallback = fallback;
-                }
-            }
-        }
-        catch (RejectedExecutionException engineClosed) {
-            // Closing wakes every queued waiter itself.
-        }
-    }
-
-    private void release(boolean wasLost) {
-        try {
-            releaseGrant(wasLost);
-        }
-        finally {
-            freed();
-        }
-    }
-
-    private void releaseGrant(boolean wasLost) {
-        try {
-            granted.release();
-            if (log.isDebugEnabled()) {
-                log.debug("Lease " + nameAndToken() + " released on " + backend.id() + (wasLost ? " after its loss" : ""));
-            }
-        }
-        catch (Exception ex) {
-            String message = "Could not release lease '" + name + "' on " + backend.id() + " (it will expire on its own "
-                    + "within " + Durations.format(timing.ttl()) + "): " + ex;
-            if (wasLost) {
-                log.debug(message);
-            }
-            else {
-                log.warn(message);
-            }
-        }
+        release.release(wasLost, releaseLostInBackground, validity.nanosLeft());
     }
 
     /** Runs {@code hook} once the lease is closed: at once if it already is. */
@@ -438,165 +317,7 @@ final class HeldLease implements Lease {
      * release at the store (done or failed), or when it is declared lost, whichever comes first; at once if it did.
      */
     void whenFreed(Runnable hook) {
-        synchronized (lock) {
-            if (!freed) {
-                whenFreed = hook;
-                return;
-            }
-        }
-        hook.run();
-    }
-
-    private void freed() {
-        Runnable hook;
-        synchronized (lock) {
-            if (freed) {
-                return;
-            }
-            freed = true;
-            hook = whenFreed;
-            whenFreed = null;
-            cancel(freeFallback, false);
-            freeFallback = null;
-        }
-        if (hook != null) {
-            hook.run();
-        }
-    }
-
-    /** Under the lock: the next renewal goes on the backend's schedule, which sends it with others due about then. */
-    private void scheduleRenewal(long delayNanos) {
-        renewals.schedule(this, delayNanos, timing.renewEvery().toNanos());
-    }
-
-    /** Neither lost nor closed: worth renewing. Reads no lock, so the batcher may ask while holding its own. */
-    boolean isActive() {
-        return !lost && !closed;
-    }
-
-    Grant grant() {
-        return grant;
-    }
-
-    /** One renewal of this lease alone, on the backend's I/O pool (a backend that does not renew in batches). */
-    void renewOnce() {
-        if (!isActive()) {
-            return;
-        }
-        long start = clock.getAsLong();
-        boolean stillOurs;
-        try {
-            stillOurs = granted.renew();
-        }
-        catch (Exception ex) {
-            if (ex instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            renewalThrew(start, ex);
-            return;
-        }
-        renewalAnswered(start, stillOurs);
-    }
-
-    /**
-     * The renewal call started at {@code start} (on the validity clock) threw: the lease is lost, since a grant that
-     * cannot be confirmed may already be someone else's. For a batch, every lease of it hears this.
-     */
-    void renewalThrew(long start, Exception ex) {
-        if (!isActive()) {
-            return; // released or lost while the call was out: not a failed renewal of a lease still held
-        }
-        if (ex instanceof InterruptedException) {
-            renewalFailed(start, "was interrupted", ex);
-            markLost(LossCause.RENEWAL_FAILED, "renewal was interrupted");
-            return;
-        }
-        renewalFailed(start, "failed", ex);
-        markLost(LossCause.RENEWAL_FAILED, "renewal failed: " + ex);
-    }
-
-    /**
-     * The store answered the renewal call started at {@code start} (on the validity clock): still ours or not.
-     * Validity is extended from {@code start}, never from the answer's arrival, and only while it has not run out.
-     */
-    void renewalAnswered(long start, boolean stillOurs) {
-        if (!isActive()) {
-            return; // released or lost while the call was out (batches go early, so this is common): nothing to report
-        }
-        if (!stillOurs) {
-            renewalFailed(start, "was refused (the grant is no longer held)", null);
-            markLost(LossCause.BACKEND_REPORTED,
-                    "the " + backend.id() + " backend no longer holds this grant (expired, taken over or deleted)");
-            return;
-        }
-        boolean inTime;
-        synchronized (lock) {
-            if (lost || closed) {
-                return;
-            }
-            // Validity is monotone: once this process could have seen the lease invalid, a renewal answered late
-            // must not make it valid again, so a passed deadline never moves.
-            inTime = nanosLeft() > 0;
-            if (inTime) {
-                long extended = start + timing.validity().toNanos();
-                if (extended - deadline > 0) {
-                    deadline = extended;
-                }
-                scheduleRenewal(timing.renewEvery().toNanos() - (clock.getAsLong() - start));
-            }
-        }
-        if (inTime) {
-            listener.renewed(description, true);
-            return;
-        }
-        renewalFailed(start, "succeeded too late (after the local validity ran out)", null);
-        markLost(LossCause.DEADLINE, expired());
-    }
-
-    /** The loss that follows is logged at WARN; this adds the backend's own error and how long the call took. */
-    private void renewalFailed(long start, String outcome, Throwable cause) {
-        listener.renewed(description, false);
-        if (log.isDebugEnabled()) {
-            log.debug("Renewal of lease " + nameAndToken() + " on " + backend.id() + " " + outcome + " after "
-                    + Durations.formatNanos(clock.getAsLong() - start), cause);
-        }
-    }
-
-    private void checkDeadline() {
-        synchronized (lock) {
-            if (lost || closed) {
-                return;
-            }
-            long left = nanosLeft();
-            if (left > 0) {
-                watchdog = executors.timer().schedule(this::checkDeadline, left, TimeUnit.NANOSECONDS);
-                return;
-            }
-        }
-        markLost(LossCause.DEADLINE, expired());
-    }
-
-    private String expired() {
-        return "its local validity (ttl " + Durations.format(timing.ttl())
-                + (timing.validity().equals(timing.ttl()) ? "" : ", of which " + Durations.format(timing.validity())
-                        + " usable") + ") ran out before a renewal succeeded";
-    }
-
-    private long nanosLeft() {
-        return deadline - clock.getAsLong();
-    }
-
-    private void cancelTasks() {
-        renewals.cancel(this);
-        cancel(watchdog, false);
-        // A renewal in flight is abandoned, never interrupted: its answer is ignored once the lease is lost or
-        // closed, and the store call is shared with the other leases of its batch, which an interrupt would fail.
-    }
-
-    private static void cancel(Future<?> future, boolean interrupt) {
-        if (future != null) {
-            future.cancel(interrupt);
-        }
+        release.whenFreed(hook);
     }
 
     @Override

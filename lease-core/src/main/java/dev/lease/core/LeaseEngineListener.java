@@ -4,7 +4,7 @@ import java.util.OptionalLong;
 
 /**
  * What an engine tells observers, such as the auto-configuration's Micrometer binding, about its leases: how each
- * acquire ended, each renewal, each loss and its cause. Methods run on the acquiring thread or the engine's own
+ * acquire ended, how each campaign of an election ended, each renewal, each loss and its cause. Methods run on the acquiring thread or the engine's own
  * threads, must return quickly, and should not throw: what a listener throws is logged at DEBUG and ignored, since
  * observing leases must never change what they do.
  */
@@ -18,6 +18,19 @@ public interface LeaseEngineListener {
      */
     default Acquisition acquiring(LeaseDescription lease) {
         return Acquisition.IGNORED;
+    }
+
+    /**
+     * An election starts campaigning, on its own thread: at its start, or at its next attempt after a term ended. The
+     * campaign lasts until this instance wins a term or the election is closed; its attempts at the term's lease are
+     * not acquires ({@link #acquiring} never hears of them), since a follower's attempts last as long as another
+     * instance leads. A term, once won, is a held lease like any other: its renewals and loss are reported as theirs.
+     *
+     * @param election the election's lease
+     * @return what to tell when the campaign ends
+     */
+    default Campaign campaigning(LeaseDescription election) {
+        return Campaign.IGNORED;
     }
 
     /**
@@ -77,5 +90,32 @@ public interface LeaseEngineListener {
          * @param error what the caller gets
          */
         void failed(Throwable error);
+    }
+
+    /** One campaign of an election in progress, told once, on the election's thread, how it ended. */
+    interface Campaign {
+
+        /** A campaign nobody observes. */
+        Campaign IGNORED = new Campaign() {
+            @Override
+            public Runnable won(OptionalLong token) {
+                return () -> { };
+            }
+
+            @Override
+            public void stopped() {
+            }
+        };
+
+        /**
+         * This instance won: the term's lease was granted.
+         *
+         * @param token the term's fencing token, empty on backends without one
+         * @return what to run once, when the term's lease is closed: the term ended
+         */
+        Runnable won(OptionalLong token);
+
+        /** The election was closed, or its engine, before this instance won. */
+        void stopped();
     }
 }

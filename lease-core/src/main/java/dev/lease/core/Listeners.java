@@ -3,6 +3,7 @@ package dev.lease.core;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
@@ -24,19 +25,13 @@ final class Listeners implements LeaseEngineListener {
         if (listeners.isEmpty()) {
             return Acquisition.IGNORED;
         }
-        List<Acquisition> acquisitions = listeners.stream()
-                .map(listener -> guarded(lease, "acquiring", () -> listener.acquiring(lease), Acquisition.IGNORED))
-                .toList();
+        List<Acquisition> acquisitions = each(listeners, lease, "acquiring", listener -> listener.acquiring(lease),
+                Acquisition.IGNORED);
         return new Acquisition() {
             @Override
             public Runnable granted(OptionalLong token) {
-                List<Runnable> onClose = acquisitions.stream()
-                        .map(acquisition -> guarded(lease, "granted", () -> acquisition.granted(token), () -> { }))
-                        .toList();
-                return () -> onClose.forEach(run -> guarded(lease, "closed", () -> {
-                    run.run();
-                    return null;
-                }, null));
+                return whenClosed(lease, each(acquisitions, lease, "granted", acquisition -> acquisition.granted(token),
+                        () -> { }));
             }
 
             @Override
@@ -52,6 +47,27 @@ final class Listeners implements LeaseEngineListener {
     }
 
     @Override
+    public Campaign campaigning(LeaseDescription election) {
+        if (listeners.isEmpty()) {
+            return Campaign.IGNORED;
+        }
+        List<Campaign> campaigns = each(listeners, election, "campaigning",
+                listener -> listener.campaigning(election), Campaign.IGNORED);
+        return new Campaign() {
+            @Override
+            public Runnable won(OptionalLong token) {
+                return whenClosed(election, each(campaigns, election, "won", campaign -> campaign.won(token),
+                        () -> { }));
+            }
+
+            @Override
+            public void stopped() {
+                each(campaigns, election, "stopped", Campaign::stopped);
+            }
+        };
+    }
+
+    @Override
     public void renewed(LeaseDescription lease, boolean succeeded) {
         each(listeners, lease, "renewed", listener -> listener.renewed(lease, succeeded));
     }
@@ -59,6 +75,17 @@ final class Listeners implements LeaseEngineListener {
     @Override
     public void lost(LeaseDescription lease, OptionalLong token, LossCause cause) {
         each(listeners, lease, "lost", listener -> listener.lost(lease, token, cause));
+    }
+
+    /** What each listener asked to run when the lease is closed, each guarded. */
+    private static Runnable whenClosed(LeaseDescription lease, List<Runnable> onClose) {
+        return () -> each(onClose, lease, "closed", Runnable::run);
+    }
+
+    /** What each target answers, or {@code otherwise} for one that throws or answers null. */
+    private static <T, R> List<R> each(List<T> targets, LeaseDescription lease, String event, Function<T, R> call,
+            R otherwise) {
+        return targets.stream().map(target -> guarded(lease, event, () -> call.apply(target), otherwise)).toList();
     }
 
     private static <T> void each(List<T> targets, LeaseDescription lease, String event, Consumer<T> call) {

@@ -65,7 +65,7 @@ final class RenewalBatcher {
 
     private final Object lock = new Object();
     private final TreeSet<Due> schedule = new TreeSet<>(ORDER);
-    private final Map<HeldLease, Due> scheduled = new HashMap<>();
+    private final Map<LeaseRenewal, Due> scheduled = new HashMap<>();
     private long sequence;
     private long maxSlack;
     private Future<?> wake;
@@ -96,7 +96,7 @@ final class RenewalBatcher {
      * @param delayNanos in how long the renewal is due (at once when not positive)
      * @param renewEveryNanos the lease's renewal interval, which bounds how early it may be renewed
      */
-    void schedule(HeldLease lease, long delayNanos, long renewEveryNanos) {
+    void schedule(LeaseRenewal lease, long delayNanos, long renewEveryNanos) {
         long now = System.nanoTime();
         synchronized (lock) {
             Due previous = scheduled.remove(lease);
@@ -115,7 +115,7 @@ final class RenewalBatcher {
     }
 
     /** Takes the lease off the schedule (closed or lost); a batch already in flight ignores its answer for it. */
-    void cancel(HeldLease lease) {
+    void cancel(LeaseRenewal lease) {
         synchronized (lock) {
             Due due = scheduled.remove(lease);
             if (due != null) {
@@ -133,7 +133,7 @@ final class RenewalBatcher {
 
     private void onWake() {
         try {
-            List<List<HeldLease>> batches;
+            List<List<LeaseRenewal>> batches;
             synchronized (lock) {
                 wake = null;
                 batches = takeDue(false);
@@ -149,7 +149,7 @@ final class RenewalBatcher {
 
     /** A batch was answered: what collected meanwhile goes now. */
     private void completed() {
-        List<List<HeldLease>> batches;
+        List<List<LeaseRenewal>> batches;
         synchronized (lock) {
             batches = takeDue(true);
         }
@@ -157,9 +157,9 @@ final class RenewalBatcher {
     }
 
     /** Under the lock: the batches to send now, removed from the schedule; re-arms the timer for what remains. */
-    private List<List<HeldLease>> takeDue(boolean answerCame) {
+    private List<List<LeaseRenewal>> takeDue(boolean answerCame) {
         long now = System.nanoTime();
-        List<List<HeldLease>> batches = new ArrayList<>();
+        List<List<LeaseRenewal>> batches = new ArrayList<>();
         while (!schedule.isEmpty()) {
             Due head = schedule.first();
             boolean due = head.at - now <= 0;
@@ -168,7 +168,7 @@ final class RenewalBatcher {
             if (!due && !collected) {
                 break;
             }
-            List<HeldLease> batch = takeBatch(now);
+            List<LeaseRenewal> batch = takeBatch(now);
             if (!batch.isEmpty()) {
                 batches.add(batch);
             }
@@ -177,8 +177,8 @@ final class RenewalBatcher {
         return batches;
     }
 
-    private List<HeldLease> takeBatch(long now) {
-        List<HeldLease> batch = new ArrayList<>();
+    private List<LeaseRenewal> takeBatch(long now) {
+        List<LeaseRenewal> batch = new ArrayList<>();
         if (!batched) {
             Due head = schedule.pollFirst();
             scheduled.remove(head.lease);
@@ -234,8 +234,8 @@ final class RenewalBatcher {
         }
     }
 
-    private void send(List<List<HeldLease>> batches) {
-        for (List<HeldLease> batch : batches) {
+    private void send(List<List<LeaseRenewal>> batches) {
+        for (List<LeaseRenewal> batch : batches) {
             try {
                 if (batched) {
                     executors.io(backend.id()).execute(() -> renewInOneCall(batch));
@@ -247,20 +247,20 @@ final class RenewalBatcher {
             catch (RejectedExecutionException closed) {
                 // The engine is closed: its leases were declared lost before, a straggler is now.
                 long start = validityClock.getAsLong();
-                batch.stream().filter(HeldLease::isActive).forEach(lease -> lease.renewalThrew(start, closed));
+                batch.stream().filter(LeaseRenewal::isActive).forEach(lease -> lease.threw(start, closed));
             }
         }
     }
 
     /** On the backend's I/O pool: one {@link LeaseBackend#renewAll} call for the whole batch, then each lease's part. */
-    private void renewInOneCall(List<HeldLease> batch) {
+    private void renewInOneCall(List<LeaseRenewal> batch) {
         try {
             // Closed or lost since the batch was taken: not renewed, its answer would be ignored anyway.
-            List<HeldLease> leases = batch.stream().filter(HeldLease::isActive).toList();
+            List<LeaseRenewal> leases = batch.stream().filter(LeaseRenewal::isActive).toList();
             if (leases.isEmpty()) {
                 return;
             }
-            List<Grant> grants = leases.stream().map(HeldLease::grant).toList();
+            List<Grant> grants = leases.stream().map(LeaseRenewal::grant).toList();
             // Read before the call: validity is extended from a time the store's renewal cannot precede.
             long start = validityClock.getAsLong();
             Set<? extends Grant> lost;
@@ -275,18 +275,18 @@ final class RenewalBatcher {
                 if (ex instanceof InterruptedException) {
                     Thread.currentThread().interrupt();
                 }
-                leases.forEach(lease -> answer(lease, () -> lease.renewalThrew(start, ex)));
+                leases.forEach(lease -> answer(lease, () -> lease.threw(start, ex)));
                 return;
             }
             if (!grants.containsAll(lost)) {
                 // The answer names grants it was not asked about: it cannot be trusted for the others either.
                 IllegalStateException confused = new IllegalStateException(backend.id() + " reported as lost grants "
                         + "that were not in the renewal call");
-                leases.forEach(lease -> answer(lease, () -> lease.renewalThrew(start, confused)));
+                leases.forEach(lease -> answer(lease, () -> lease.threw(start, confused)));
                 return;
             }
-            for (HeldLease lease : leases) {
-                answer(lease, () -> lease.renewalAnswered(start, !lost.contains(lease.grant())));
+            for (LeaseRenewal lease : leases) {
+                answer(lease, () -> lease.answered(start, !lost.contains(lease.grant())));
             }
         }
         finally {
@@ -295,7 +295,7 @@ final class RenewalBatcher {
     }
 
     /** One lease's part of an answer; a failure there (a listener's, say) must not keep the others from theirs. */
-    private void answer(HeldLease lease, Runnable part) {
+    private void answer(LeaseRenewal lease, Runnable part) {
         try {
             part.run();
         }
@@ -305,6 +305,6 @@ final class RenewalBatcher {
     }
 
     /** A renewal on the schedule: due at {@code at} (System.nanoTime), and may go up to {@code slack} earlier. */
-    private record Due(HeldLease lease, long at, long slack, long seq) {
+    private record Due(LeaseRenewal lease, long at, long slack, long seq) {
     }
 }

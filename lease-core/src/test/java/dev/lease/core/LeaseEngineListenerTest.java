@@ -20,6 +20,8 @@ import dev.lease.LeaseKind;
 import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;
 import dev.lease.LeaseUnavailableException;
+import dev.lease.leader.LeadershipGrantedEvent;
+import dev.lease.leader.LeadershipRevokedEvent;
 import dev.lease.memory.InMemoryLeaseBackend;
 import dev.lease.spi.LeaseBackend;
 
@@ -117,14 +119,49 @@ class LeaseEngineListenerTest {
     @Test
     void aTokenTheFenceRefusesAtGrantIsAFailedAcquireAndAFenceLoss() {
         ScriptedBackend scripted = new ScriptedBackend();
-        engine = new LeaseEngine(BackendRouter.of(routes(scripted)), LeaseDefaults.standard(),
-                (resource, token) -> {
-                    throw new IllegalStateException("fence of " + resource + " is at 99");
-                }, List.of(events));
+        engine = LeaseEngine.builder(BackendRouter.of(routes(scripted))).grantFence((resource, token) -> {
+            throw new IllegalStateException("fence of " + resource + " is at 99");
+        }).listeners(List.of(events)).build();
         assertThatThrownBy(() -> engine.acquire(LeaseSpec.of("ledger", LeaseKind.CORRECTNESS).withFence("invoice-1")))
                 .isInstanceOf(LeaseLostException.class);
         assertThat(events.list).containsExactly("acquiring ledger ledger CORRECTNESS scripted",
                 "lost ledger fence-refused token 1", "failed ledger LeaseLostException");
+    }
+
+    /**
+     * An election's attempts are not acquires (a follower's would be an acquire always pending): each time it seeks
+     * leadership it is one campaign, won or stopped, and a term it won is held and lost like any lease.
+     */
+    @Test
+    void anElectionCampaignsInsteadOfAcquiring() {
+        InMemoryLeaseBackend store = new InMemoryLeaseBackend();
+        engine = engineOver(store, events);
+        Recorder takeOver = new Recorder();
+        Recorder stop = new Recorder();
+        LeaseSpec spec = LeaseSpec.of("reports", LeaseKind.EFFICIENCY);
+        String campaigning = "campaigning reports EFFICIENCY in-memory";
+        try (LeaseEngine second = engineOver(store, takeOver); LeaseEngine third = engineOver(store, stop);
+                Election first = engine.election(spec, IGNORED); Election next = second.election(spec, IGNORED);
+                Election stopped = third.election(spec, IGNORED)) {
+            first.start();
+            await().atMost(seconds(10)).until(first::isLeader);
+            long firstTerm = first.token().orElseThrow().value();
+            next.start();
+            stopped.start();
+            await().atMost(seconds(10)).until(() -> takeOver.list.contains(campaigning)
+                    && stop.list.contains(campaigning));
+            stopped.close();
+            assertThat(stop.list).as("a follower that never led").containsExactly(campaigning, "stopped reports");
+
+            first.close();
+            await().atMost(seconds(10)).until(next::isLeader);
+            long secondTerm = next.token().orElseThrow().value();
+            assertThat(events.list).containsExactly(campaigning, "won reports token " + firstTerm,
+                    "lost reports shutdown token " + firstTerm, "closed reports");
+            next.close();
+            assertThat(takeOver.list).containsExactly(campaigning, "won reports token " + secondTerm,
+                    "lost reports shutdown token " + secondTerm, "closed reports");
+        }
     }
 
     @Test
@@ -141,8 +178,7 @@ class LeaseEngineListenerTest {
             }
         };
         ScriptedBackend scripted = new ScriptedBackend();
-        engine = new LeaseEngine(BackendRouter.of(routes(scripted)), LeaseDefaults.standard(), null,
-                List.of(broken, events));
+        engine = LeaseEngine.builder(BackendRouter.of(routes(scripted))).listeners(List.of(broken, events)).build();
         String done = engine.run(LeaseSpec.of("ledger", LeaseKind.CORRECTNESS), lease -> "done", null);
         assertThat(done).isEqualTo("done");
         Lease lease = engine.acquire(LeaseSpec.of("ledger", LeaseKind.CORRECTNESS));
@@ -151,8 +187,18 @@ class LeaseEngineListenerTest {
         assertThat(events.list).contains("closed ledger", "lost ledger backend-reported token 2");
     }
 
+    private static final Election.Listener IGNORED = new Election.Listener() {
+        @Override
+        public void granted(LeadershipGrantedEvent event) {
+        }
+
+        @Override
+        public void revoked(LeadershipRevokedEvent event) {
+        }
+    };
+
     private static LeaseEngine engineOver(LeaseBackend<?> backend, LeaseEngineListener listener) {
-        return new LeaseEngine(BackendRouter.of(routes(backend)), LeaseDefaults.standard(), null, List.of(listener));
+        return LeaseEngine.builder(BackendRouter.of(routes(backend))).listeners(List.of(listener)).build();
     }
 
     private static Map<LeaseKind, LeaseBackend<?>> routes(LeaseBackend<?> backend) {
@@ -187,6 +233,24 @@ class LeaseEngineListenerTest {
                 @Override
                 public void failed(Throwable error) {
                     list.add("failed " + lease.name() + " " + error.getClass().getSimpleName());
+                }
+            };
+        }
+
+        @Override
+        public Campaign campaigning(LeaseDescription election) {
+            list.add("campaigning " + election.name() + " " + election.kind() + " " + election.backend());
+            return new Campaign() {
+                @Override
+                public Runnable won(OptionalLong token) {
+                    list.add("won " + election.name() + " token "
+                            + (token.isPresent() ? String.valueOf(token.getAsLong()) : "none"));
+                    return () -> list.add("closed " + election.name());
+                }
+
+                @Override
+                public void stopped() {
+                    list.add("stopped " + election.name());
                 }
             };
         }

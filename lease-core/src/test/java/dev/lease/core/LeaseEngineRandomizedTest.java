@@ -110,8 +110,8 @@ class LeaseEngineRandomizedTest {
             this.fence = new SimulatedFence(violations);
             Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
             routes.put(LeaseKind.CORRECTNESS, store);
-            this.engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(), fence,
-                    () -> System.nanoTime() + clockAhead.get());
+            this.engine = LeaseEngine.builder(BackendRouter.of(routes)).grantFence(fence)
+                    .clock(() -> System.nanoTime() + clockAhead.get()).build();
             this.engine.shutdownGrace(SHUTDOWN_GRACE);
             this.store.engine = engine;
             for (int i = 0; i < 3; i++) {

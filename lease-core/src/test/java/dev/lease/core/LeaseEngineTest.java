@@ -55,7 +55,7 @@ class LeaseEngineTest {
         Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.CORRECTNESS, backend);
         routes.put(LeaseKind.EFFICIENCY, backend);
-        return new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(), grantFence);
+        return LeaseEngine.builder(BackendRouter.of(routes)).grantFence(grantFence).build();
     }
 
     private static LeaseSpec spec(String name) {
@@ -208,7 +208,7 @@ class LeaseEngineTest {
         AtomicLong monotonic = new AtomicLong(1_000);
         Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.CORRECTNESS, scripted);
-        try (LeaseEngine manual = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(), monotonic::get);
+        try (LeaseEngine manual = LeaseEngine.builder(BackendRouter.of(routes)).clock(monotonic::get).build();
                 Lease lease = manual.acquire(spec("manual").withTtl(Duration.ofMinutes(5)))) {
             assertThat(lease.isValid()).isTrue();
             monotonic.addAndGet(Duration.ofMinutes(5).toNanos());
@@ -229,7 +229,7 @@ class LeaseEngineTest {
         Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.CORRECTNESS, scripted);
         Duration ttl = Duration.ofMinutes(5);
-        try (LeaseEngine manual = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(), monotonic::get);
+        try (LeaseEngine manual = LeaseEngine.builder(BackendRouter.of(routes)).clock(monotonic::get).build();
                 Lease lease = manual.acquire(spec("margin").withTtl(ttl).withRenewEvery(Duration.ofMinutes(1)))) {
             assertThat(lease.remaining()).isEqualTo(Duration.ofSeconds(270));
             monotonic.addAndGet(Duration.ofSeconds(270).toNanos() - 1);
@@ -513,7 +513,7 @@ class LeaseEngineTest {
         scripted.renewal.set(ScriptedBackend.Renewal.HANG);
         Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.CORRECTNESS, scripted);
-        try (LeaseEngine manual = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(), monotonic::get);
+        try (LeaseEngine manual = LeaseEngine.builder(BackendRouter.of(routes)).clock(monotonic::get).build();
                 Lease lease = manual.acquire(spec("monotone").withTtl(ttl).withRenewEvery(Duration.ofSeconds(90)))) {
             await().atMost(seconds(10)).until(() -> scripted.renewals.get() == 1);
             monotonic.addAndGet(Duration.ofMinutes(3).plusSeconds(1).toNanos());

@@ -64,8 +64,7 @@ class RenewalBatchingTest {
         Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.CORRECTNESS, backend);
         routes.put(LeaseKind.EFFICIENCY, backend);
-        return new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(), null, clock, clock,
-                List.of(events));
+        return LeaseEngine.builder(BackendRouter.of(routes)).clock(clock).listeners(List.of(events)).build();
     }
 
     private static LeaseSpec spec(String name, Duration ttl, Duration renewEvery) {

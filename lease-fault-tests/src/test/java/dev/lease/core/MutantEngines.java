@@ -5,7 +5,7 @@ import dev.lease.spi.GrantFence;
 /**
  * Broken engines for the fault suite's mutant runs ({@code dev.lease.faults.Mutant}): each one lacks a rule the
  * library keeps, so that a fault scenario that cannot tell it from the real engine is seen to prove nothing about
- * that rule. Test code only: it reaches the engine's package-private constructors.
+ * that rule. Test code only: it reaches the package-private clocks of the engine's builder.
  */
 public final class MutantEngines {
 
@@ -20,6 +20,6 @@ public final class MutantEngines {
      */
     public static LeaseEngine withoutLocalDeadline(BackendRouter router, LeaseDefaults defaults,
             GrantFence grantFence) {
-        return new LeaseEngine(router, defaults, grantFence, System::nanoTime, () -> 0L);
+        return LeaseEngine.builder(router).defaults(defaults).grantFence(grantFence).validityClock(() -> 0L).build();
     }
 }

@@ -110,6 +110,6 @@ enum Mutant {
         BackendRouter router = BackendRouter.of(routes);
         return active == NO_LOCAL_DEADLINE
                 ? MutantEngines.withoutLocalDeadline(router, LeaseDefaults.standard(), grantFence)
-                : new LeaseEngine(router, LeaseDefaults.standard(), grantFence);
+                : LeaseEngine.builder(router).grantFence(grantFence).build();
     }
 }

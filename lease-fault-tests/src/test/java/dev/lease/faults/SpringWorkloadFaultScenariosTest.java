@@ -63,7 +63,7 @@ class SpringWorkloadFaultScenariosTest {
     private static final Duration BOUND = seconds(30);
     /**
      * How long after its waitFor a waiter may end, store outage or not: the engine gives its last grant request at
-     * least one second (LeaseEngine.MIN_REQUEST_TIME) and stops waiting for a backend call at the request's deadline;
+     * least one second (Acquirer.MIN_REQUEST_TIME) and stops waiting for a backend call at the request's deadline;
      * the rest is room for scheduling on a loaded machine.
      */
     private static final Duration WAITER_BOUND = seconds(3);

@@ -87,13 +87,13 @@ abstract class FenceAtGrantReentryTest {
         resource = name + "-" + info.getTestMethod().orElseThrow().getName().substring(0, 12);
         Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(LeaseKind.CORRECTNESS, backend);
-        engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard(), counting,
-                List.of(new LeaseEngineListener() {
+        engine = LeaseEngine.builder(BackendRouter.of(routes)).grantFence(counting)
+                .listeners(List.of(new LeaseEngineListener() {
                     @Override
                     public void lost(LeaseDescription lease, OptionalLong token, LossCause cause) {
                         losses.add(lease.name() + " " + cause);
                     }
-                }));
+                })).build();
     }
 
     @AfterEach

@@ -65,9 +65,9 @@ public class LeaseAutoConfiguration {
     @ConditionalOnMissingBean(LeaseTemplate.class)
     LeaseEngine leaseEngine(BackendRouter leaseBackendRouter, LeaseProperties properties,
             ObjectProvider<GrantFence> grantFence, ObjectProvider<LeaseEngineListener> listeners) {
-        return new LeaseEngine(leaseBackendRouter,
-                new LeaseDefaults(properties.getDefaultTtl(), properties.getRenewEvery()), grantFence.getIfUnique(),
-                listeners.orderedStream().toList());
+        return LeaseEngine.builder(leaseBackendRouter)
+                .defaults(new LeaseDefaults(properties.getDefaultTtl(), properties.getRenewEvery()))
+                .grantFence(grantFence.getIfUnique()).listeners(listeners.orderedStream().toList()).build();
     }
 
     /** Elections declared by @LeaderOnly methods and lease.leader.elections.*; campaigns while the context runs. */

@@ -2,12 +2,14 @@ package dev.lease.micrometer;
 
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.LongTaskTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
@@ -23,6 +25,11 @@ import dev.lease.leader.Leadership;
  * {@code lease.lost} and {@code lease.renewals} counters, and the {@code lease.leader} gauge of each election
  * ({@link #bindElections}). Every meter is tagged by the lease name as declared
  * ({@link dev.lease.LeaseSpec#nameTemplate()}), its kind and its backend, never by the evaluated name.
+ *
+ * <p>An election's campaigns are not acquires: they have meters of their own, the {@code lease.campaign} timer and
+ * the {@code lease.campaign.active} long task timer, tagged by {@code election} as the gauge is. They are meters, not
+ * an observation: a follower campaigns for as long as another instance leads, which no trace should stay open for.
+ * A term, once won, is a held lease like any other ({@code lease.held}, {@code lease.renewals}, {@code lease.lost}).
  */
 public final class LeaseMetrics implements LeaseEngineListener {
 
@@ -56,10 +63,7 @@ public final class LeaseMetrics implements LeaseEngineListener {
             public Runnable granted(OptionalLong token) {
                 context.acquired(token);
                 end();
-                LongTaskTimer.Sample held = LongTaskTimer.builder("lease.held")
-                        .description("Leases held by this instance, and for how long")
-                        .tags(tags(lease)).register(meters).start();
-                return held::stop;
+                return held(lease);
             }
 
             @Override
@@ -78,6 +82,34 @@ public final class LeaseMetrics implements LeaseEngineListener {
             private void end() {
                 scope.close();
                 observation.stop();
+            }
+        };
+    }
+
+    @Override
+    public Campaign campaigning(LeaseDescription election) {
+        Tags tags = Tags.of("election", election.name(), "lease.kind", election.kind().name(), "lease.backend",
+                election.backend());
+        LongTaskTimer.Sample active = LongTaskTimer.builder("lease.campaign.active")
+                .description("Campaigns for leadership in progress: this instance does not lead")
+                .tags(tags).register(meters).start();
+        return new Campaign() {
+            @Override
+            public Runnable won(OptionalLong token) {
+                end("won");
+                return held(election);
+            }
+
+            @Override
+            public void stopped() {
+                end("stopped");
+            }
+
+            private void end(String outcome) {
+                Timer.builder("lease.campaign")
+                        .description("Campaigns for leadership, from their start until won or stopped")
+                        .tags(tags).tag("outcome", outcome).register(meters)
+                        .record(active.stop(), TimeUnit.NANOSECONDS);
             }
         };
     }
@@ -106,6 +138,14 @@ public final class LeaseMetrics implements LeaseEngineListener {
                     .description("1 while this instance leads the election, else 0")
                     .tag("election", leadership.election()).register(meters);
         }
+    }
+
+    /** Starts the {@code lease.held} task of a lease just granted; returns what ends it. */
+    private Runnable held(LeaseDescription lease) {
+        LongTaskTimer.Sample held = LongTaskTimer.builder("lease.held")
+                .description("Leases held by this instance, and for how long")
+                .tags(tags(lease)).register(meters).start();
+        return held::stop;
     }
 
     private static Tags tags(LeaseDescription lease) {

@@ -135,8 +135,9 @@ class LeaseAutoConfigurationTest {
         @Bean(destroyMethod = "close")
         LeaseEngine countedEngine(BackendRouter router, LeaseProperties properties,
                 ObjectProvider<GrantFence> grantFence) {
-            return new LeaseEngine(router, new LeaseDefaults(properties.getDefaultTtl(), properties.getRenewEvery()),
-                    grantFence.getIfUnique());
+            return LeaseEngine.builder(router)
+                    .defaults(new LeaseDefaults(properties.getDefaultTtl(), properties.getRenewEvery()))
+                    .grantFence(grantFence.getIfUnique()).build();
         }
 
         @Bean

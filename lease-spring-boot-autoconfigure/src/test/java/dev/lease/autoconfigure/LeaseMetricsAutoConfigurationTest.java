@@ -1,9 +1,12 @@
 package dev.lease.autoconfigure;
 
+import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.util.Deque;
+import java.util.List;
 
 import javax.sql.DataSource;
 
@@ -24,6 +27,7 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.S
 import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -36,6 +40,8 @@ import dev.lease.LeaseSpec;
 import dev.lease.LeaseTemplate;
 import dev.lease.fence.JdbcFence;
 import dev.lease.fence.StaleTokenException;
+import dev.lease.leader.LeaderElections;
+import dev.lease.leader.Leadership;
 import dev.lease.memory.InMemoryLeaseBackend;
 import dev.lease.micrometer.DefaultLeaseAcquireObservationConvention;
 import dev.lease.micrometer.LeaseAcquireContext;
@@ -100,6 +106,57 @@ class LeaseMetricsAutoConfigurationTest {
             reports.yieldLeadership();
             assertThat(meters.get("lease.leader").tag("election", "reports").gauge().value()).isZero();
         });
+    }
+
+    /**
+     * Campaigns are not acquires (issue 32, item 7): a follower that never leads shows a campaign in progress, not an
+     * acquire always pending, and ends it as stopped when its context stops; the leader's campaign is timed as won,
+     * not as an acquire, and its term is a held lease.
+     */
+    @Test
+    void anElectionsCampaignsAreMeteredApartFromAcquires() {
+        InMemoryLeaseBackend store = new InMemoryLeaseBackend();
+        ApplicationContextRunner instance = runner.withBean(InMemoryLeaseBackend.class, () -> store)
+                .withPropertyValues("lease.leader.elections.reports.kind=EFFICIENCY");
+        instance.run(leader -> {
+            MeterRegistry meters = leader.getBean(MeterRegistry.class);
+            await().atMost(seconds(10)).until(() -> leadership(leader).isLeader());
+            assertThat(acquireMeters(meters)).as("the leader's campaign is not an acquire").isEmpty();
+            assertThat(meters.get("lease.campaign").tag("election", "reports").tag("outcome", "won")
+                    .tag("lease.kind", "EFFICIENCY").tag("lease.backend", "in-memory").timer().count()).isEqualTo(1);
+            assertThat(meters.get("lease.campaign.active").tag("election", "reports").longTaskTimer().activeTasks())
+                    .isZero();
+            assertThat(meters.get("lease.held").tag("lease.name", "reports").longTaskTimer().activeTasks())
+                    .as("the term is a held lease").isEqualTo(1);
+            instance.run(follower -> {
+                MeterRegistry followed = follower.getBean(MeterRegistry.class);
+                // Whichever way its campaign is metered, the follower's first attempt is waiting by then.
+                await().atMost(seconds(10)).until(() -> !acquireMeters(followed).isEmpty()
+                        || !followed.find("lease.campaign.active").longTaskTimers().isEmpty());
+                assertThat(acquireMeters(followed)).as("a follower's attempts are not acquires").isEmpty();
+                assertThat(followed.get("lease.campaign.active").tag("election", "reports").longTaskTimer()
+                        .activeTasks()).as("the follower campaigns").isEqualTo(1);
+                assertThat(followed.find("lease.campaign").timers()).as("no campaign ended yet").isEmpty();
+                assertThat(leadership(follower).isLeader()).isFalse();
+                // Stopped, not closed: Boot closes the meter registry before the elections of a context it closes.
+                follower.stop();
+                assertThat(followed.get("lease.campaign").tag("election", "reports").tag("outcome", "stopped")
+                        .timer().count()).as("the follower's campaign ended with its context").isEqualTo(1);
+                assertThat(followed.get("lease.campaign.active").longTaskTimer().activeTasks()).isZero();
+                assertThat(acquireMeters(followed)).isEmpty();
+            });
+            assertThat(leadership(leader).isLeader()).as("still leads").isTrue();
+        });
+    }
+
+    private static Leadership leadership(ApplicationContext context) {
+        return context.getBean(LeaderElections.class).get("reports");
+    }
+
+    /** Any meter of the {@code lease.acquire} observation: its timer, or its long task timer while one is pending. */
+    private static List<String> acquireMeters(MeterRegistry meters) {
+        return meters.getMeters().stream().map(meter -> meter.getId().getName())
+                .filter(name -> name.startsWith("lease.acquire")).toList();
     }
 
     @Test
