@@ -70,14 +70,15 @@ final class AsyncResults {
                     + "ran; work it had started before it was returned is not stopped.";
         }
         boolean handedOff = async && future;
+        String fix = handedOff
+                ? "complete the work inside the method (the lease is held on the executor thread), and return "
+                        + "CompletableFuture.completedFuture(result)."
+                : "declare the method to return Mono or Flux (or make it a Kotlin suspend function), whose work is "
+                        + "held under the lease until it ends; or do the work in the method and return its result.";
         throw new LeaseConfigurationException(culprit.get() + " returned " + describe(returned.getClass())
                 + (handedOff ? " that had not completed" : " although it is declared to return "
                         + declared.getSimpleName()) + ": that asynchronous work would run after the lease was "
-                + "released, so the call fails instead. " + fate, handedOff ? "complete the work inside the method (the lease is held on "
-                        + "the executor thread), and return CompletableFuture.completedFuture(result)."
-                        : "declare the method to return Mono or Flux (or make it a Kotlin suspend function), whose work "
-                                + "is held under the lease until it ends; or do the work in the method and return its "
-                                + "result.");
+                + "released, so the call fails instead. " + fate, fix);
     }
 
     /** {@code a Mono (reactor.core.publisher.MonoJust)}: the kind a reader knows, then the class. */

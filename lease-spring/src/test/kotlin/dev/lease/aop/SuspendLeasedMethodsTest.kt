@@ -264,7 +264,7 @@ class SuspendLeaseConfig {
     fun memory() = InMemoryLeaseBackend()
 
     @Bean
-    fun storeCalls(memory: InMemoryLeaseBackend): StoreCallThreads<*> = StoreCallThreads(memory)
+    fun storeCalls(memory: InMemoryLeaseBackend) = StoreCallThreads.of(memory)
 
     @Bean(destroyMethod = "close")
     fun leaseEngine(backend: StoreCallThreads<*>) = LeaseEngine(
@@ -296,6 +296,11 @@ class SuspendLeaseConfig {
 class StoreCallThreads<G : dev.lease.spi.Grant>(target: LeaseBackend<G>) : ForwardingLeaseBackend<G>(target) {
 
     val threads: MutableList<String> = CopyOnWriteArrayList()
+
+    companion object {
+        /** Hides the grant type, which the in-memory backend keeps to its package. */
+        fun <G : dev.lease.spi.Grant> of(target: LeaseBackend<G>): StoreCallThreads<*> = StoreCallThreads(target)
+    }
 
     override fun tryAcquire(request: GrantRequest): Optional<G> {
         threads.add(Thread.currentThread().name)
