@@ -60,8 +60,9 @@ public class LeaderOnlyAnnotationBeanPostProcessor extends AbstractBeanFactoryAw
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         if (isEligible(AopUtils.getTargetClass(bean))) {
-            ReflectionUtils.doWithMethods(AopUtils.getTargetClass(bean), this::inspect,
-                    method -> AnnotatedElementUtils.hasAnnotation(method, LeaderOnly.class));
+            // Not synthetic: Kotlin copies the annotations of an open suspend fun onto a static $suspendImpl twin.
+            ReflectionUtils.doWithMethods(AopUtils.getTargetClass(bean), this::inspect, method -> !method.isBridge()
+                    && !method.isSynthetic() && AnnotatedElementUtils.hasAnnotation(method, LeaderOnly.class));
         }
         return super.postProcessAfterInitialization(bean, beanName);
     }
@@ -75,7 +76,7 @@ public class LeaderOnlyAnnotationBeanPostProcessor extends AbstractBeanFactoryAw
             throw new LeaseConfigurationException(where + " would never be intercepted: the method is "
                     + (Modifier.isPrivate(modifiers) ? "private" : Modifier.isFinal(modifiers) ? "final" : "static")
                     + ", so it would run on every instance, leader or not.",
-                    "make the method public (or protected), non-final and non-static, and call it through the bean.");
+                    LeasedMethod.openHint(method) + "make the method public (or protected), non-final and non-static, and call it through the bean.");
         }
         if (AnnotatedElementUtils.hasAnnotation(method, Async.class)
                 || AnnotatedElementUtils.hasAnnotation(method.getDeclaringClass(), Async.class)) {
@@ -83,7 +84,7 @@ public class LeaderOnlyAnnotationBeanPostProcessor extends AbstractBeanFactoryAw
                     + "thread, not to the executor thread that runs the body, so the body would run outside the term.",
                     "call the @LeaderOnly method from the @Async one (on another bean), or drop @Async.");
         }
-        LeasedMethodParser.refuseSuspending(where, method);
+        SuspendFunctions.check(where, method, true);
         skipValues.computeIfAbsent(method,
                 m -> LeasedMethodParser.skipValue(where, m.getReturnType(), WhenBusy.SKIP));
         // The elections bean adds the election's name to what it reports, so the declaration names the method alone.
@@ -111,12 +112,13 @@ public class LeaderOnlyAnnotationBeanPostProcessor extends AbstractBeanFactoryAw
             }
             if (ReactiveTypes.isReactive(method)) {
                 // On subscription, in the term current then; empty at once when this instance does not lead.
-                return reactive.get().asLeader(invocation, elections.getObject().election(leaderOnly.election()),
-                        ReactiveTypes.isMono(method));
+                return reactive.get().asLeader(invocation, method,
+                        elections.getObject().election(leaderOnly.election()));
             }
             Supplier<Object> skip = skipValues.getOrDefault(method, () -> null);
-            return elections.getObject().election(leaderOnly.election()).runAsLeader(lease -> invocation.proceed(),
-                    skip);
+            return elections.getObject().election(leaderOnly.election()).runAsLeader(lease -> AsyncResults
+                    .refuseEscaping(() -> "@LeaderOnly on " + LeasedMethod.describe(method) + " (election '"
+                            + leaderOnly.election() + "')", method.getReturnType(), invocation.proceed(), false), skip);
         }
     }
 }

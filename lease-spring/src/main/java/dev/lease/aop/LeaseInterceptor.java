@@ -12,7 +12,12 @@ import dev.lease.LeaseTemplate;
 import dev.lease.LeaseUnavailableException;
 import dev.lease.WhenBusy;
 
-/** Runs a {@code @Leased} method inside a leased section of the application's {@link LeaseTemplate}. */
+/**
+ * Runs a {@code @Leased} method inside a leased section of the application's {@link LeaseTemplate}, or, for
+ * {@code Mono}/{@code Flux} methods and Kotlin suspend functions, subscribes to its work under the lease. A blocking
+ * call on a thread that must not block, and a body that returns asynchronous work its declared type does not show,
+ * fail rather than let the work escape the lease or stall an event loop.
+ */
 final class LeaseInterceptor implements MethodInterceptor {
 
     private final LeasedMethodRegistry registry;
@@ -43,16 +48,17 @@ final class LeaseInterceptor implements MethodInterceptor {
             // Nothing is held while the publisher is assembled; the lease is taken on subscription, so shutdown is
             // left to the engine: closing it ends every section still held with LeaseLostException.
             String fence = registry.evaluateFence(leased, invocation.getArguments(), target);
-            return reactive.get().leased(invocation, leased.spec(name, fence), leased.whenBusy(),
-                    ReactiveTypes.isMono(leased.method()));
+            return reactive.get().leased(invocation, leased.method(), leased.spec(name, fence), leased.whenBusy());
         }
+        NonBlockingThreads.refuseBlocking(leased.culprit(), leased.waitFor());
         if (!calls.enter()) {
             throw new LeaseUnavailableException(name, "(none asked)", "the application is shutting down (the lease "
                     + "engine is closing), so " + leased.describe() + " did not run");
         }
         try {
             String fence = registry.evaluateFence(leased, invocation.getArguments(), target);
-            return leases.getObject().run(leased.spec(name, fence), lease -> invocation.proceed(),
+            return leases.getObject().run(leased.spec(name, fence), lease -> AsyncResults.refuseEscaping(
+                    leased::culprit, leased.method().getReturnType(), invocation.proceed(), leased.async()),
                     leased.whenBusy() == WhenBusy.SKIP ? leased.skipValue() : null);
         }
         finally {

@@ -1,8 +1,11 @@
 package dev.lease.aop;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.function.Supplier;
+
+import org.springframework.core.KotlinDetector;
 
 import dev.lease.LeaseKind;
 import dev.lease.LeaseSpec;
@@ -40,9 +43,19 @@ record LeasedMethod(Method method, NameTemplate name, LeaseKind kind, Duration t
         return spec;
     }
 
-    /** Whether the method returns a {@code Mono} or {@code Flux}, whose subscription runs under the lease. */
+    /**
+     * Whether the method returns a {@code Mono} or {@code Flux}, whose subscription runs under the lease, or is a
+     * Kotlin suspend function, which Spring's proxy calls as a {@code Mono}.
+     */
     boolean reactive() {
         return method != null && ReactiveTypes.isReactive(method);
+    }
+
+    /** Kotlin functions are final unless declared {@code open}: the start of the fix for those. */
+    static String openHint(Method method) {
+        return Modifier.isFinal(method.getModifiers()) && KotlinDetector.isKotlinType(method.getDeclaringClass())
+                ? "Kotlin functions and classes are final unless open: declare them open, or apply the kotlin-spring "
+                        + "compiler plugin (it opens @Component classes); in general, " : "";
     }
 
     /** How error messages name the lease: its literal name or its template, quoted. */
@@ -60,16 +73,20 @@ record LeasedMethod(Method method, NameTemplate name, LeaseKind kind, Duration t
         return "@Leased on " + describe(method) + " (lease " + quotedName + ")";
     }
 
-    /** How error messages name this method: {@code InvoiceService.bill(long)}. */
+    /**
+     * How error messages name this method: {@code InvoiceService.bill(long)}, or {@code suspend InvoiceService.bill(long)}
+     * for a Kotlin suspend function (without the continuation its JVM method takes last).
+     */
     String describe() {
         return describe(method);
     }
 
     static String describe(Method method) {
-        StringBuilder sb = new StringBuilder(method.getDeclaringClass().getSimpleName()).append('.')
-                .append(method.getName()).append('(');
+        boolean suspending = SuspendFunctions.is(method);
+        StringBuilder sb = new StringBuilder(suspending ? "suspend " : "")
+                .append(method.getDeclaringClass().getSimpleName()).append('.').append(method.getName()).append('(');
         Class<?>[] types = method.getParameterTypes();
-        for (int i = 0; i < types.length; i++) {
+        for (int i = 0; i < types.length - (suspending ? 1 : 0); i++) {
             sb.append(i > 0 ? ", " : "").append(types[i].getSimpleName());
         }
         return sb.append(')').toString();

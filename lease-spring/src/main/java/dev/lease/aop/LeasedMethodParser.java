@@ -4,11 +4,10 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Future;
 import java.util.function.Supplier;
 
 import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.format.annotation.DurationFormat;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.StringValueResolver;
 
@@ -41,42 +40,29 @@ final class LeasedMethodParser {
                 : NameTemplate.parse(where, "fence", leased.fence(), NameTemplate::checkNotBlank, "invoice-42",
                         "invoice-#{#id}").checkVariables(where, "fence", method, parameterNames);
         Class<?> returnType = method.getReturnType();
-        refuseSuspending(where, method);
         boolean reactive = ReactiveTypes.isReactive(method);
         if (reactive && async) {
-            throw new LeaseConfigurationException(where + ": the method returns " + returnType.getSimpleName()
-                    + " and is @Async: the lease is held while its publisher is subscribed to, not on an executor "
-                    + "thread.", "drop @Async (subscribe on a scheduler instead: publishOn/subscribeOn).");
+            throw new LeaseConfigurationException(where + (SuspendFunctions.is(method) ? " is a Kotlin suspend function"
+                    : ": the method returns " + returnType.getSimpleName()) + " and is @Async: the lease is held while "
+                    + "its work is subscribed to, not on an executor thread.", "drop @Async (subscribe on a scheduler "
+                            + "instead: publishOn/subscribeOn, or a coroutine dispatcher).");
         }
-        boolean publisher = !reactive && (returnType.getName().equals("org.reactivestreams.Publisher")
-                || hasInterface(returnType, "org.reactivestreams.Publisher"));
+        SuspendFunctions.check(where, method, leased.whenBusy() == WhenBusy.SKIP);
+        boolean future = AsyncResults.isFuture(returnType);
         // Behind @Async the lease is taken on the executor thread, so a future-returning body runs under it.
-        if (publisher || (!async && isFuture(returnType))) {
+        if (!reactive && AsyncResults.isAsynchronous(returnType) && !(async && future)) {
             throw new LeaseConfigurationException(where + ": the method returns " + returnType.getSimpleName()
                     + ", so the lease would be released as soon as the work is handed off, long before it finishes.",
                     "put @Leased on the method that does the work synchronously (for example inside the async task)"
-                            + (publisher ? ", or return Mono or Flux, whose subscription is held under the lease."
-                                    : ", or make this method @Async: the lease is then held on the "
-                                    + "executor thread for the whole body."));
+                            + (future ? ", or make this method @Async: the lease is then held on the executor "
+                                    + "thread for the whole body." : ", or return Mono or Flux (or make it a Kotlin "
+                                            + "suspend function), whose work is held under the lease until it ends."));
         }
         Supplier<Object> skipValue = skipValue(where, returnType, leased.whenBusy());
         return new LeasedMethod(method, name, leased.kind(), duration(where, "ttl", leased.ttl()),
                 duration(where, "renewEvery", leased.renewEvery()),
                 Optional.ofNullable(duration(where, "waitFor", leased.waitFor())).orElse(Duration.ZERO),
                 leased.whenBusy(), skipValue, async, fence);
-    }
-
-    /**
-     * The interceptor would hand a coroutine's continuation on as it is and release the lease at the first suspension
-     * point: refused until suspend functions are supported.
-     */
-    static void refuseSuspending(String where, Method method) {
-        if (ReactiveTypes.isSuspending(method)) {
-            throw new LeaseConfigurationException(where + " is a Kotlin suspend function, which is not supported "
-                    + "yet: the lease would be released at its first suspension point, long before it finishes.",
-                    "return Mono or Flux instead (kotlinx-coroutines-reactor: = mono { ... }), which are held "
-                            + "under the lease until they terminate and cancelled when it is lost.");
-        }
     }
 
     private Duration duration(String where, String attribute, String text) {
@@ -94,10 +80,9 @@ final class LeasedMethodParser {
         }
         Duration duration;
         try {
-            // Spring's syntax, which Spring Boot's lease.* durations share: 30s, 500 (ms), PT30S.
-            duration = DurationFormatterUtils.detectAndParse(resolved.trim());
+            duration = parseDuration(resolved.trim());
         }
-        catch (IllegalArgumentException ex) {
+        catch (RuntimeException ex) {
             throw new LeaseConfigurationException(where + ": " + attribute + " = \"" + text + "\""
                     + (resolved.equals(text) ? "" : " (resolved to \"" + resolved + "\")") + " is not a duration.",
                     "write it like \"30s\", \"500ms\", \"2m\" or \"PT30S\".");
@@ -109,11 +94,25 @@ final class LeasedMethodParser {
         return duration;
     }
 
+    /**
+     * The syntax of Spring Boot's duration properties ({@code lease.*}): a whole number with an optional unit
+     * ({@code 500ms}, {@code 30s}, {@code 2m}; {@code ns}, {@code us}, {@code ms}, {@code s}, {@code m}, {@code h},
+     * {@code d}, in any case; milliseconds without one), or ISO-8601 ({@code PT30S}). Spring Framework's composite style
+     * ({@code 1h30m}) is refused, as Boot refuses it in properties, so that a value moves between the two unchanged.
+     */
+    private static Duration parseDuration(String text) {
+        DurationFormat.Style style = DurationFormatterUtils.detect(text);
+        if (style == DurationFormat.Style.COMPOSITE) {
+            throw new IllegalArgumentException("'" + text + "' is in the composite style, which properties refuse");
+        }
+        return DurationFormatterUtils.parse(text, style);
+    }
+
     static Supplier<Object> skipValue(String where, Class<?> returnType, WhenBusy whenBusy) {
         if (returnType == Optional.class) {
             return Optional::empty;
         }
-        if (isFuture(returnType) && returnType.isAssignableFrom(CompletableFuture.class)) {
+        if (AsyncResults.isFuture(returnType) && returnType.isAssignableFrom(CompletableFuture.class)) {
             // The @Async hand-off unwraps it, so the caller's future completes with null.
             return () -> CompletableFuture.completedFuture(null);
         }
@@ -124,20 +123,5 @@ final class LeasedMethodParser {
                             + "whenBusy = THROW.");
         }
         return () -> null;
-    }
-
-    private static boolean isFuture(Class<?> returnType) {
-        return Future.class.isAssignableFrom(returnType) || CompletionStage.class.isAssignableFrom(returnType);
-    }
-
-    private static boolean hasInterface(Class<?> type, String name) {
-        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-            for (Class<?> i : c.getInterfaces()) {
-                if (i.getName().equals(name) || hasInterface(i, name)) {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 }

@@ -72,7 +72,7 @@ final class LeasedMethodRegistry {
                 throw new LeaseConfigurationException(leased.culprit() + " would never run: the method is "
                         + (Modifier.isPrivate(modifiers) ? "private" : Modifier.isFinal(modifiers) ? "final" : "static")
                         + ", so the Spring proxy cannot intercept it and the method would run without any lease.",
-                        "make the method public (or protected), non-final and non-static, and call it through the bean.");
+                        LeasedMethod.openHint(m) + "make the method public (or protected), non-final and non-static, and call it through the bean.");
             }
             found.add(leased);
         }), m -> !m.isBridge() && !m.isSynthetic());

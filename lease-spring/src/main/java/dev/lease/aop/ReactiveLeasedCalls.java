@@ -1,5 +1,6 @@
 package dev.lease.aop;
 
+import java.lang.reflect.Method;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInvocation;
@@ -18,8 +19,9 @@ import dev.lease.reactive.ReactiveGrantFence;
 import dev.lease.reactive.ReactiveLeaseTemplate;
 
 /**
- * {@code Mono}/{@code Flux} methods under {@code @Leased} and {@code @LeaderOnly}: the method is called at once to
- * assemble its publisher, as any Reactor method is, and that publisher is subscribed to under the lease, on
+ * {@code Mono}/{@code Flux} methods and Kotlin suspend functions under {@code @Leased} and {@code @LeaderOnly}: the
+ * method is called at once to assemble its publisher, as any Reactor method is (a suspend function's call is a Mono
+ * that Spring's proxy awaits, see {@link SuspendFunctions}), and that publisher is subscribed to under the lease, on
  * subscription. Loaded only when such a method is called, so that Reactor stays optional.
  */
 final class ReactiveLeasedCalls {
@@ -57,18 +59,26 @@ final class ReactiveLeasedCalls {
         return template.get().fencesAtGrant();
     }
 
-    Object leased(MethodInvocation invocation, LeaseSpec spec, WhenBusy whenBusy, boolean mono) throws Throwable {
+    /** @param method the annotated method, whose declared type tells a Mono from a Flux */
+    Object leased(MethodInvocation invocation, Method method, LeaseSpec spec, WhenBusy whenBusy) throws Throwable {
         Publisher<?> body = body(invocation);
-        Flux<?> run = template.get().run(spec, lease -> body, whenBusy);
-        return mono ? run.singleOrEmpty() : run;
+        return shaped(method, body, template.get().run(spec, lease -> body, whenBusy));
     }
 
-    Object asLeader(MethodInvocation invocation, Leadership election, boolean mono) throws Throwable {
+    Object asLeader(MethodInvocation invocation, Method method, Leadership election) throws Throwable {
         Publisher<?> body = body(invocation);
-        Flux<?> run = template.get().asLeader(election, lease -> body);
-        return mono ? run.singleOrEmpty() : run;
+        return shaped(method, body, template.get().asLeader(election, lease -> body));
     }
 
+    /**
+     * The run as the proxy's caller expects it: as declared, or for a suspend function as Spring handed its call (a
+     * Mono, which the proxy awaits; a Flux for a function returning a Flow, which the proxy collects as one).
+     */
+    private static Object shaped(Method method, Publisher<?> body, Flux<?> run) {
+        return ReactiveTypes.isFlux(method) || body instanceof Flux ? run : run.singleOrEmpty();
+    }
+
+    /** The method's publisher; for a suspend function, the Mono (or Flux) Spring's proxy calls it through. */
     private static Publisher<?> body(MethodInvocation invocation) throws Throwable {
         Object assembled = invocation.proceed();
         return assembled == null ? Mono.empty() : (Publisher<?>) assembled;

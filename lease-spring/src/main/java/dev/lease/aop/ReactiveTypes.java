@@ -2,7 +2,10 @@ package dev.lease.aop;
 
 import java.lang.reflect.Method;
 
-/** Which methods return Reactor publishers, told by class name so that Reactor stays optional. */
+/**
+ * Which methods run on the reactive path: those returning Reactor publishers, told by class name so that Reactor
+ * stays optional, and Kotlin suspend functions, which Spring's proxies call as a {@code Mono} ({@link SuspendFunctions}).
+ */
 final class ReactiveTypes {
 
     private static final String MONO = "reactor.core.publisher.Mono";
@@ -11,19 +14,17 @@ final class ReactiveTypes {
     private ReactiveTypes() {
     }
 
-    /** @return whether the method returns {@code Mono} or {@code Flux} (or a subclass) */
+    /** @return whether the method returns {@code Mono} or {@code Flux} (or a subclass), or is a suspend function */
     static boolean isReactive(Method method) {
-        return isMono(method) || is(method.getReturnType(), FLUX);
+        return isMono(method) || isFlux(method) || SuspendFunctions.is(method);
     }
 
     static boolean isMono(Method method) {
         return is(method.getReturnType(), MONO);
     }
 
-    /** A Kotlin {@code suspend fun} compiles to a method whose last parameter is a continuation. */
-    static boolean isSuspending(Method method) {
-        Class<?>[] types = method.getParameterTypes();
-        return types.length > 0 && types[types.length - 1].getName().equals("kotlin.coroutines.Continuation");
+    static boolean isFlux(Method method) {
+        return is(method.getReturnType(), FLUX);
     }
 
     private static boolean is(Class<?> type, String name) {

@@ -16,7 +16,7 @@ import dev.lease.LeaseConfigurationException;
 
 /**
  * What the parser can only be shown with a compiler setting the build does not use (no parameter names), and the
- * duration syntax of the attributes.
+ * duration syntax it shares with Spring Boot's {@code lease.*} properties.
  */
 class LeasedMethodParserTest {
 
@@ -92,6 +92,34 @@ class LeasedMethodParserTest {
         @Leased(name = "fraction", kind = LeaseKind.EFFICIENCY, renewEvery = "1.5s")
         public void fraction() {
         }
+    }
+
+    @Test
+    void durationsAreReadAsBootReadsPropertiesAndTheCompositeStyleIsRefused() throws Exception {
+        Method method = Invoices.class.getMethod("byPosition", long.class);
+        LeasedMethodParser resolving = new LeasedMethodParser(value -> switch (value) {
+            case "${ttl}" -> "PT45S";
+            case "${wait}" -> "1h30m";
+            default -> value;
+        }, NO_NAMES);
+        Leased leased = method.getAnnotation(Leased.class);
+        for (String[] ttl : new String[][] {{"30s", "PT30S"}, {"30S", "PT30S"}, {"500", "PT0.5S"}, {"2m", "PT2M"},
+                {"1d", "PT24H"}, {"pt30s", "PT30S"}, {"${ttl}", "PT45S"}}) {
+            assertThat(resolving.parse(method, withTtl(leased, ttl[0]), false).ttl()).as(ttl[0])
+                    .hasToString(ttl[1]);
+        }
+        for (String bad : new String[] {"1h30m", "30 s", "1.5s", "thirty", "${wait}"}) {
+            assertThatThrownBy(() -> resolving.parse(method, withTtl(leased, bad), false)).as(bad)
+                    .isInstanceOf(LeaseConfigurationException.class).hasMessageContaining("ttl = \"" + bad + "\"")
+                    .hasMessageContaining("is not a duration").hasMessageContaining("\"30s\", \"500ms\"");
+        }
+    }
+
+    /** {@code leased} with another ttl. */
+    private static Leased withTtl(Leased leased, String ttl) {
+        return (Leased) java.lang.reflect.Proxy.newProxyInstance(Leased.class.getClassLoader(),
+                new Class<?>[] {Leased.class}, (proxy, m, args) -> m.getName().equals("ttl") ? ttl
+                        : m.invoke(leased, args));
     }
 
     static class Invoices {

@@ -114,15 +114,6 @@ class ReactiveLeasedMethodsTest {
                 .hasMessageContaining("OtherPublisher.stream()").hasMessageContaining("return Mono or Flux");
     }
 
-    @Test
-    void kotlinSuspendFunctionsAreRefusedAtStartup() {
-        assertThatThrownBy(() -> new AnnotationConfigApplicationContext(LeaseConfig.class, Suspending.class).close())
-                .isInstanceOf(BeanCreationException.class).rootCause()
-                .isInstanceOf(LeaseConfigurationException.class)
-                .hasMessageContaining("Suspending.bill(long, Continuation)")
-                .hasMessageContaining("suspend function").hasMessageContaining("mono {");
-    }
-
     @Configuration(proxyBeanMethods = false)
     static class LeaseConfig {
 
@@ -198,15 +189,6 @@ class ReactiveLeasedMethodsTest {
         @LeaderOnly(election = "reports", kind = LeaseKind.CORRECTNESS)
         public Flux<Long> ticks() {
             return Flux.interval(Duration.ofMillis(20));
-        }
-    }
-
-    /** What {@code suspend fun bill(id: Long): Long} compiles to. */
-    static class Suspending {
-
-        @Leased(name = "invoice-#{#id}", kind = LeaseKind.CORRECTNESS)
-        public Object bill(long id, kotlin.coroutines.Continuation<? super Long> continuation) {
-            return id;
         }
     }
 
