@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.checker;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -7,14 +7,17 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.lease.faults.harness.Soak;
+import dev.lease.faults.mutants.Mutant;
+
 /**
  * The results table of the fault suite, rewritten to {@code target/fault-results.md} after every scenario from the rows
  * of every scenario of this build, whichever fork ran it ({@link RunFiles}).
  */
-final class FaultResults {
+public final class FaultResults {
 
     /** One scenario's numbers. */
-    record Row(String scenario, String backend, String kind, int cycles, int faults, int writesAccepted,
+    public record Row(String scenario, String backend, String kind, int cycles, int faults, int writesAccepted,
             int writesRejected, int writesUnknown, int staleWritesAccepted, String staleWritesAfterGrant,
             String overlaps, History.LossToInterrupt lossToInterrupt, double seconds,
             String staleWritesRefusedAfterWrite) {
@@ -47,7 +50,7 @@ final class FaultResults {
     private FaultResults() {
     }
 
-    static synchronized void record(Row row) {
+    public static synchronized void record(Row row) {
         if (Mutant.active() != Mutant.NONE) {
             return; // a mutant run's numbers are not the system's; its verdict goes to FaultDetection
         }

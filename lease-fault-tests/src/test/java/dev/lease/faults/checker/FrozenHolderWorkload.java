@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.checker;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,9 +10,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import dev.lease.faults.History.Kind;
-import dev.lease.faults.History.Op;
-import dev.lease.faults.History.Outcome;
+import dev.lease.faults.checker.History.Kind;
+import dev.lease.faults.checker.History.Op;
+import dev.lease.faults.checker.History.Outcome;
+import dev.lease.faults.workload.Ledger;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;

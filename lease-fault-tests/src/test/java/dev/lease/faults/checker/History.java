@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.checker;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -8,6 +8,9 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+
+import dev.lease.faults.workload.LeaderWorker;
+import dev.lease.faults.workload.Worker;
 
 /**
  * Everything the workers of a fault scenario did, as operations with an invocation and a completion on the
@@ -20,24 +23,24 @@ import java.util.concurrent.atomic.AtomicLong;
  * derives the holders' {@linkplain #sections sections} and the {@linkplain #lossToInterrupt() loss → interrupt}
  * measure. One history is about one lease name.
  */
-final class History {
+public final class History {
 
-    enum Kind { ACQUIRE, WRITE, RELEASE }
+    public enum Kind { ACQUIRE, WRITE, RELEASE }
 
-    enum Outcome { OK, FAIL, UNKNOWN, PENDING }
+    public enum Outcome { OK, FAIL, UNKNOWN, PENDING }
 
     /** One operation. {@code token} is the grant's token (ACQUIRE) or the token a write carried (WRITE). */
-    static final class Op {
-        final long id;
-        final int worker;
-        final Kind kind;
-        final long invokedAt;
-        volatile long completedAt;
-        volatile Outcome outcome = Outcome.PENDING;
-        volatile long token = -1;
-        volatile String detail = "";
+    public static final class Op {
+        public final long id;
+        public final int worker;
+        public final Kind kind;
+        public final long invokedAt;
+        public volatile long completedAt;
+        public volatile Outcome outcome = Outcome.PENDING;
+        public volatile long token = -1;
+        public volatile String detail = "";
         /** A WRITE made whatever the section's interrupts said, on purpose: see {@link History#forced(long)}. */
-        volatile boolean forced;
+        public volatile boolean forced;
 
         Op(long id, int worker, Kind kind, long invokedAt) {
             this.id = id;
@@ -46,7 +49,7 @@ final class History {
             this.invokedAt = invokedAt;
         }
 
-        boolean ok() {
+        public boolean ok() {
             return outcome == Outcome.OK;
         }
 
@@ -66,7 +69,7 @@ final class History {
     }
 
     /** Token of an {@link Interrupt} whose reporter did not say which section it interrupted. */
-    static final long UNKNOWN_TOKEN = -1;
+    public static final long UNKNOWN_TOKEN = -1;
 
     /**
      * Worker {@code worker} saw the interrupt of its section holding {@code token} at {@code at}: when its thread
@@ -74,7 +77,7 @@ final class History {
      * interrupt that arrives during it is found right after it). That is at or after the engine delivered it, which
      * no holder can see. With {@link #UNKNOWN_TOKEN}, the section is the worker's section open at {@code at}.
      */
-    record Interrupt(int worker, long token, long at) {
+    public record Interrupt(int worker, long token, long at) {
     }
 
     /**
@@ -89,18 +92,18 @@ final class History {
      * ended on its interrupt (then {@code release} is null). {@code lostAt} is when the store lost the grant while the
      * section still held it (see {@link History#sections}), null when it did not.
      */
-    record Section(Op acquire, Op release, List<Interrupt> interrupts, List<Op> writes, Long lostAt, String lostBy) {
+    public record Section(Op acquire, Op release, List<Interrupt> interrupts, List<Op> writes, Long lostAt, String lostBy) {
 
-        int worker() {
+        public int worker() {
             return acquire.worker;
         }
 
-        long token() {
+        public long token() {
             return acquire.token;
         }
 
         /** When its holder first saw an interrupt, null if it never did. */
-        Long interruptedAt() {
+        public Long interruptedAt() {
             return interrupts.stream().map(Interrupt::at).min(Comparator.naturalOrder()).orElse(null);
         }
 
@@ -125,7 +128,7 @@ final class History {
     }
 
     /** The sections of a history, and what of it could not be placed in one. */
-    record Sections(List<Section> all, List<String> problems) {
+    public record Sections(List<Section> all, List<String> problems) {
     }
 
     /**
@@ -135,7 +138,7 @@ final class History {
      * anyone else can be granted); {@code toldAtTheEnd}, sections never interrupted whose holder got LeaseLostException
      * when its work returned; {@code neverTold}, sections neither interrupted nor told.
      */
-    record LossToInterrupt(List<Long> afterNanos, List<Long> beforeNanos, int toldAtTheEnd, int neverTold) {
+    public record LossToInterrupt(List<Long> afterNanos, List<Long> beforeNanos, int toldAtTheEnd, int neverTold) {
 
         int lostSections() {
             return afterNanos.size() + beforeNanos.size() + toldAtTheEnd + neverTold;
@@ -154,7 +157,7 @@ final class History {
     private final Map<String, String> attributes = new java.util.TreeMap<>();
 
     /** A history of holders that run their sections through the lease engine, which interrupts them on loss. */
-    History() {
+    public History() {
         this(true, false);
     }
 
@@ -177,7 +180,7 @@ final class History {
      * checker then also demands that each worker's terms follow one another, each ended before the next, and that
      * every term ended by the end of the run (the harness closes every election before the check).
      */
-    static History ofTerms() {
+    public static History ofTerms() {
         return new History(true, true);
     }
 
@@ -190,12 +193,12 @@ final class History {
         return terms;
     }
 
-    Op invoke(int worker, Kind kind) {
+    public Op invoke(int worker, Kind kind) {
         return invoke(ids.incrementAndGet(), worker, kind, System.nanoTime());
     }
 
     /** Records an invocation with an id chosen by the worker (unique across workers) and its own timestamp. */
-    Op invoke(long id, int worker, Kind kind, long invokedAt) {
+    public Op invoke(long id, int worker, Kind kind, long invokedAt) {
         Op op = new Op(id, worker, kind, invokedAt);
         if (byId.putIfAbsent(id, op) != null) {
             problem("op " + id + " (" + kind + " of worker " + worker + ") invoked twice: its events are garbled");
@@ -207,7 +210,7 @@ final class History {
         return op;
     }
 
-    void complete(Op op, Outcome outcome, long token, String detail) {
+    public void complete(Op op, Outcome outcome, long token, String detail) {
         complete(op.id, outcome, token, System.nanoTime(), detail);
     }
 
@@ -215,7 +218,7 @@ final class History {
      * Completes the operation {@code id} at {@code completedAt}. An unknown id is a problem of the run: its invocation
      * was lost, so the history is incomplete and a grant or write may be missing from it.
      */
-    void complete(long id, Outcome outcome, long token, long completedAt, String detail) {
+    public void complete(long id, Outcome outcome, long token, long completedAt, String detail) {
         Op op = byId.get(id);
         if (op == null) {
             problem("completion of op " + id + " (" + outcome + ", token " + token + ") whose invocation is missing");
@@ -228,12 +231,12 @@ final class History {
     }
 
     /** A holder's section was interrupted at {@code at}, the section not said: see {@link Interrupt}. */
-    void interrupted(int worker, long at) {
+    public void interrupted(int worker, long at) {
         interrupted(worker, UNKNOWN_TOKEN, at);
     }
 
     /** The section of {@code worker} holding {@code token} was interrupted at {@code at}; see {@link Interrupt}. */
-    void interrupted(int worker, long token, long at) {
+    public void interrupted(int worker, long token, long at) {
         synchronized (interrupts) {
             interrupts.add(new Interrupt(worker, token, at));
         }
@@ -244,7 +247,7 @@ final class History {
      * several interrupts (one in its sleep, one found after its write), and they arrive from a child JVM's stream
      * some time after the fact, so counting interrupt events would race with the stream.
      */
-    long interruptedSectionsOf(int worker, long above) {
+    public long interruptedSectionsOf(int worker, long above) {
         synchronized (interrupts) {
             return interrupts.stream().filter(i -> i.worker() == worker && i.token() > above).map(Interrupt::token)
                     .distinct().count();
@@ -252,7 +255,7 @@ final class History {
     }
 
     /** When {@code worker} was interrupted, in the order recorded. */
-    List<Long> interruptTimesOf(int worker) {
+    public List<Long> interruptTimesOf(int worker) {
         synchronized (interrupts) {
             return interrupts.stream().filter(i -> i.worker() == worker).map(Interrupt::at).toList();
         }
@@ -262,7 +265,7 @@ final class History {
      * Marks the WRITE {@code id} as forced: made on purpose whatever its section's interrupts said (a frozen process
      * cannot see the loss its engine declares), so the fence, not the holder, must stop it.
      */
-    void forced(long id) {
+    public void forced(long id) {
         Op op = byId.get(id);
         if (op == null || op.kind != Kind.WRITE) {
             problem("op " + id + " marked as a forced write, which the history knows " + (op == null ? "not at all"
@@ -280,7 +283,7 @@ final class History {
     }
 
     /** A fault injected at {@code at}; see {@link Fault}. */
-    void fault(String what, long at) {
+    public void fault(String what, long at) {
         synchronized (faults) {
             faults.add(new Fault(what, at));
         }
@@ -291,14 +294,14 @@ final class History {
      * stream that ended early, a worker that would not stop): the check fails on it, since a missing grant or write
      * could hide a duplicate token or a stale write.
      */
-    void problem(String what) {
+    public void problem(String what) {
         synchronized (problems) {
             problems.add(what);
         }
     }
 
     /** Something a reader of the history needs to know about the run, such as the seed that replays it. */
-    void attribute(String key, String value) {
+    public void attribute(String key, String value) {
         synchronized (attributes) {
             attributes.put(key, value);
         }
@@ -313,7 +316,7 @@ final class History {
         return sb.toString();
     }
 
-    List<String> problems() {
+    public List<String> problems() {
         synchronized (problems) {
             return List.copyOf(problems);
         }
@@ -325,7 +328,7 @@ final class History {
         }
     }
 
-    List<Interrupt> interrupts() {
+    public List<Interrupt> interrupts() {
         synchronized (interrupts) {
             return List.copyOf(interrupts);
         }
@@ -337,7 +340,7 @@ final class History {
         }
     }
 
-    List<Op> ops() {
+    public List<Op> ops() {
         synchronized (ops) {
             return List.copyOf(ops);
         }
@@ -363,7 +366,7 @@ final class History {
      *
      * @param fenced whether grants carry tokens; without them (EFFICIENCY, token 0) the successor goes by time
      */
-    Sections sections(boolean fenced) {
+    public Sections sections(boolean fenced) {
         List<Op> all = ops();
         List<String> unplaced = new ArrayList<>();
         List<Op> grants = all.stream().filter(o -> o.kind == Kind.ACQUIRE && o.ok())
@@ -437,7 +440,7 @@ final class History {
     }
 
     /** The loss → interrupt measure over the judged sections the store lost; see {@link LossToInterrupt}. */
-    LossToInterrupt lossToInterrupt(boolean fenced) {
+    public LossToInterrupt lossToInterrupt(boolean fenced) {
         List<Long> after = new ArrayList<>();
         List<Long> before = new ArrayList<>();
         int atTheEnd = 0;
@@ -498,7 +501,7 @@ final class History {
         return found;
     }
 
-    String toJson() {
+    public String toJson() {
         StringBuilder sb = new StringBuilder("{").append(attributesJson()).append("\"faults\": [\n");
         List<Fault> fs = faults();
         for (int i = 0; i < fs.size(); i++) {

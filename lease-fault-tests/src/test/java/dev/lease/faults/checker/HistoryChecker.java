@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.checker;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,9 +14,11 @@ import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-import dev.lease.faults.History.Kind;
-import dev.lease.faults.History.Op;
-import dev.lease.faults.History.Outcome;
+import dev.lease.faults.checker.History.Kind;
+import dev.lease.faults.checker.History.Op;
+import dev.lease.faults.checker.History.Outcome;
+
+import dev.lease.faults.workload.LeaderWorker;
 
 /**
  * Checks a history against what the fenced table finally holds. The properties:
@@ -106,18 +108,18 @@ import dev.lease.faults.History.Outcome;
  * with no sign the holder can see first (a Redis restart without persistence, a failover), so a successor can be
  * granted while the holder's local validity still runs; EFFICIENCY accepts that rare duplicate.
  */
-final class HistoryChecker {
+public final class HistoryChecker {
 
     /** One row of the fenced table, in the order the table accepted it. */
-    record Accepted(long seq, long token, long writeId) {
+    public record Accepted(long seq, long token, long writeId) {
     }
 
     /** What a run showed. */
-    record Verdict(String scenario, int cycles, int grants, int writesAccepted, int writesRejected, int writesUnknown,
+    public record Verdict(String scenario, int cycles, int grants, int writesAccepted, int writesRejected, int writesUnknown,
             int staleWritesAccepted, int staleWritesAfterGrant, int duplicateTokens, int grantsOutOfOrder,
             int acknowledgedWritesLost, int overlaps, int interleavedSections, List<String> problems) {
 
-        boolean safe() {
+        public boolean safe() {
             return problems.isEmpty();
         }
     }
@@ -125,12 +127,12 @@ final class HistoryChecker {
     private HistoryChecker() {
     }
 
-    static Verdict check(String scenario, History history, List<Accepted> table, boolean fenced) {
+    public static Verdict check(String scenario, History history, List<Accepted> table, boolean fenced) {
         return check(scenario, history, table, fenced, false);
     }
 
     /** @param fencedAtGrant whether the holders advanced the fence at grant: then a stale write after a grant fails */
-    static Verdict check(String scenario, History history, List<Accepted> table, boolean fenced,
+    public static Verdict check(String scenario, History history, List<Accepted> table, boolean fenced,
             boolean fencedAtGrant) {
         List<Op> ops = history.ops();
         List<String> problems = new ArrayList<>();
@@ -193,7 +195,7 @@ final class HistoryChecker {
     }
 
     /** Fails with the problems, after writing the whole history as JSON for a human to read. */
-    static void assertSafe(Verdict verdict, History history) {
+    public static void assertSafe(Verdict verdict, History history) {
         if (verdict.safe()) {
             return;
         }
@@ -374,7 +376,7 @@ final class HistoryChecker {
     }
 
     /** Refused writes invoked after a write with a higher token was acknowledged; see the class comment. */
-    static int staleWritesRefusedAfterWrite(History history) {
+    public static int staleWritesRefusedAfterWrite(History history) {
         List<Op> writes = history.ops().stream().filter(o -> o.kind == Kind.WRITE).toList();
         return (int) writes.stream().filter(w -> w.outcome == Outcome.FAIL)
                 .filter(w -> writes.stream()

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.checker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -14,8 +14,11 @@ import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 
-import dev.lease.faults.History.Kind;
-import dev.lease.faults.History.Outcome;
+import dev.lease.faults.checker.History.Kind;
+import dev.lease.faults.checker.History.Outcome;
+import dev.lease.faults.workload.LeaderWorker;
+import dev.lease.faults.workload.Ledger;
+import dev.lease.faults.workload.Worker;
 import dev.lease.memory.InMemoryLeaseBackend;
 
 /** The checker must catch what it claims to catch, starting with a fence that forgot to compare tokens. */

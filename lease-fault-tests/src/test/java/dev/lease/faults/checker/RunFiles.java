@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.checker;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,7 +18,7 @@ import java.util.stream.Stream;
  * the tables are rebuilt from all of them, one fork at a time. Rows of an earlier build never leak into this build's
  * tables.
  */
-final class RunFiles {
+public final class RunFiles {
 
     private static final String RUN_ID = System.getProperty("lease-test.run-id", "local");
 
@@ -26,12 +26,12 @@ final class RunFiles {
     }
 
     /** This build's directory for one kind of row, such as {@code target/fault-results/<run>/}. */
-    static Path rows(String table) {
+    public static Path rows(String table) {
         return Path.of("target", table, RUN_ID.replaceAll("[^A-Za-z0-9._-]", "_"));
     }
 
     /** Writes one row file, replacing it whole, so a reader in another fork never sees half of it. */
-    static void write(Path file, String content) {
+    public static void write(Path file, String content) {
         try {
             Files.createDirectories(file.getParent());
             Path partial = Files.createTempFile(file.getParent(), ".partial-", ".tmp");
@@ -48,7 +48,7 @@ final class RunFiles {
      * table from every row take turns, or one that listed the rows before another wrote its own could write the table
      * last, without that row. Callers are {@code synchronized}: a JVM may hold a file lock only once.
      */
-    static void exclusively(Path dir, Runnable work) {
+    public static void exclusively(Path dir, Runnable work) {
         try {
             Files.createDirectories(dir);
             try (FileChannel channel = FileChannel.open(dir.resolve(".lock"), StandardOpenOption.CREATE,
@@ -63,7 +63,7 @@ final class RunFiles {
     }
 
     /** The row files under {@code dir} whose names end with {@code suffix}, sorted by name. */
-    static List<Path> list(Path dir, String suffix) {
+    public static List<Path> list(Path dir, String suffix) {
         if (!Files.isDirectory(dir)) {
             return List.of();
         }
@@ -77,7 +77,7 @@ final class RunFiles {
     }
 
     /** A file name for a scenario (scenario names are ours, but keep them inside the directory anyway). */
-    static String fileName(String scenario) {
+    public static String fileName(String scenario) {
         return scenario.replaceAll("[^A-Za-z0-9._-]", "_");
     }
 }

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.harness;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -17,8 +17,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import dev.lease.faults.History.Kind;
-import dev.lease.faults.History.Outcome;
+import dev.lease.faults.checker.History.Kind;
+import dev.lease.faults.checker.History.Outcome;
+import dev.lease.faults.checker.History;
+import dev.lease.faults.workload.HolderMain;
 import dev.lease.testing.TestTiming;
 
 /**
@@ -26,7 +28,7 @@ import dev.lease.testing.TestTiming;
  * classpath, records its event lines into the {@link History}, pauses and resumes it with {@code kill -STOP} /
  * {@code -CONT}, and stops it. Its other output goes to {@code target/fault-logs/<name>.log}.
  */
-final class ChildHolder implements AutoCloseable {
+public final class ChildHolder implements AutoCloseable {
 
     private final String name;
     private final Process process;
@@ -111,7 +113,7 @@ final class ChildHolder implements AutoCloseable {
      * Waits until a child started with {@code pause-before-write=true} holds the lease and stands right before its
      * first write, and returns the token that write will carry (at once when it is already there).
      */
-    long awaitWriteReady() throws InterruptedException {
+    public long awaitWriteReady() throws InterruptedException {
         if (!events.writeReady.await(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS)) {
             throw new IllegalStateException("child holder " + name + " never got to its first write; see " + logFile());
         }

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.harness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,8 +10,11 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import dev.lease.faults.History.Kind;
-import dev.lease.faults.History.Outcome;
+import dev.lease.faults.checker.History.Kind;
+import dev.lease.faults.checker.History.Outcome;
+
+import dev.lease.faults.checker.History;
+import dev.lease.faults.checker.HistoryChecker;
 
 /** A child's event stream must never vanish silently: what cannot be read is a problem of the run. */
 class ChildHolderTest {

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.harness;
 
 import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,8 +8,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
+import dev.lease.faults.workload.LeaseWorker;
+
 /** Moves a faketime child's wall clock five minutes forward and back while it keeps taking the lease. */
-final class ClockJumps {
+public final class ClockJumps {
 
     private ClockJumps() {
     }
@@ -19,7 +21,7 @@ final class ClockJumps {
      * clock will jump (its loss comes before the jumps), then {@code rounds} jumps that must not cost that holder
      * another lease; finishes the run.
      */
-    static void afterAStaleWrite(FaultRun run, ChildHolder child, LeaseWorker rival, Path offsetFile, int rounds)
+    public static void afterAStaleWrite(FaultRun run, ChildHolder child, LeaseWorker rival, Path offsetFile, int rounds)
             throws Exception {
         long stale = StaleWrites.pausedAcross(run, child, List.of(rival), "nothing else",
                 () -> StaleWrites.Undo.NOTHING);

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.harness;
 
 import java.io.IOException;
 import java.util.Map;
@@ -18,7 +18,7 @@ import dev.lease.testing.TestTiming;
  * real finding. {@link #crash()} is {@code pg_ctl stop -m immediate}: SIGQUIT to the postmaster, no checkpoint,
  * crash recovery on the next start.
  */
-final class CrashablePostgres implements AutoCloseable {
+public final class CrashablePostgres implements AutoCloseable {
 
     private final PostgresServer server;
 
@@ -26,17 +26,17 @@ final class CrashablePostgres implements AutoCloseable {
         this.server = server;
     }
 
-    static CrashablePostgres start() throws IOException {
+    public static CrashablePostgres start() throws IOException {
         return new CrashablePostgres(PostgresServer.start(Map.of("synchronous_commit", "on", "fsync", "on",
                 "max_connections", "300")));
     }
 
-    int port() {
+    public int port() {
         return server.port();
     }
 
     /** A superuser DataSource straight to the server, one connection per call. */
-    DataSource dataSource() {
+    public DataSource dataSource() {
         return dataSource(port(), Map.of());
     }
 
@@ -44,7 +44,7 @@ final class CrashablePostgres implements AutoCloseable {
      * A DataSource to {@code port} (the server's, or a proxy's in front of it) with driver options such as
      * {@code socketTimeout}.
      */
-    static DataSource dataSource(int port, Map<String, String> options) {
+    public static DataSource dataSource(int port, Map<String, String> options) {
         PGSimpleDataSource ds = new PGSimpleDataSource();
         ds.setServerNames(new String[] { "127.0.0.1" });
         ds.setPortNumbers(new int[] { port });
@@ -62,7 +62,7 @@ final class CrashablePostgres implements AutoCloseable {
     }
 
     /** The JDBC URL of {@code port} (the server's or a proxy's), for a child JVM. */
-    static String jdbcUrl(int port, String options) {
+    public static String jdbcUrl(int port, String options) {
         return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres"
                 + (options.isEmpty() ? "" : "&" + options);
     }

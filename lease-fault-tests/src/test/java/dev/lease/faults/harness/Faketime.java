@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.harness;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Assumptions;
  * clock is left alone ({@code FAKETIME_DONT_FAKE_MONOTONIC}), which is the point: the engine must not care about
  * the wall clock at all.
  */
-final class Faketime {
+public final class Faketime {
 
     private static final List<String> LIBRARY_DIRS = List.of("/usr/lib/x86_64-linux-gnu/faketime",
             "/usr/lib/aarch64-linux-gnu/faketime", "/usr/lib/faketime", "/usr/local/lib/faketime");
@@ -24,7 +24,7 @@ final class Faketime {
     }
 
     /** Skips the calling test, with the fix, when libfaketime is not installed. */
-    static Path requireLibrary() {
+    public static Path requireLibrary() {
         Optional<Path> library = LIBRARY_DIRS.stream().map(dir -> Path.of(dir, "libfaketime.so.1"))
                 .filter(Files::isReadable).findFirst();
         Assumptions.assumeTrue(library.isPresent(), "libfaketime is not installed, so wall-clock jumps cannot be "
@@ -33,13 +33,13 @@ final class Faketime {
     }
 
     /** The environment of a child whose wall clock follows the offset written in {@code offsetFile}. */
-    static Map<String, String> environment(Path library, Path offsetFile) {
+    public static Map<String, String> environment(Path library, Path offsetFile) {
         return Map.of("LD_PRELOAD", library.toString(), "FAKETIME_TIMESTAMP_FILE", offsetFile.toAbsolutePath().toString(),
                 "FAKETIME_CACHE_DURATION", "1", "FAKETIME_DONT_FAKE_MONOTONIC", "1");
     }
 
     /** Sets the offset, such as {@code +5m}, {@code -5m} or {@code +0}. */
-    static void set(Path offsetFile, String offset) throws IOException {
+    public static void set(Path offsetFile, String offset) throws IOException {
         Path tmp = offsetFile.resolveSibling(offsetFile.getFileName() + ".tmp");
         Files.writeString(tmp, offset + "\n");
         Files.move(tmp, offsetFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING,

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.harness;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,17 +13,28 @@ import org.apache.commons.logging.LogFactory;
 import dev.lease.LeaseKind;
 import dev.lease.LeaseTemplate;
 import dev.lease.core.LeaseEngine;
+import dev.lease.faults.checker.FaultResults;
+import dev.lease.faults.checker.History;
+import dev.lease.faults.checker.HistoryChecker;
+import dev.lease.faults.mutants.Mutant;
+import dev.lease.faults.mutants.MutantRuns;
+import dev.lease.faults.workload.EventSink;
+import dev.lease.faults.workload.HolderMain;
+import dev.lease.faults.workload.LeaderWorker;
+import dev.lease.faults.workload.LeaseWorker;
+import dev.lease.faults.workload.Ledger;
+import dev.lease.faults.workload.Worker;
 import dev.lease.testing.TestTiming;
 
 /**
  * One fault scenario: its workers (threads of this JVM, child JVMs), the faults injected, and at the end the
  * history check, the results row and the verdict. Closing it stops whatever still runs.
  */
-final class FaultRun implements AutoCloseable {
+public final class FaultRun implements AutoCloseable {
 
     private static final Log log = LogFactory.getLog(FaultRun.class);
 
-    final History history;
+    public final History history;
     private final String scenario;
     private final String backend;
     private final LeaseKind kind;
@@ -36,7 +47,7 @@ final class FaultRun implements AutoCloseable {
     private int faults;
     private boolean finished;
 
-    FaultRun(String scenario, String backend, LeaseKind kind, Ledger ledger) {
+    public FaultRun(String scenario, String backend, LeaseKind kind, Ledger ledger) {
         this(scenario, backend, kind, ledger, false);
     }
 
@@ -44,7 +55,7 @@ final class FaultRun implements AutoCloseable {
      * @param fencedAtGrant whether every holder advances the ledger's fence at grant: then a stale write accepted
      *        after a successor's grant fails the run instead of being reported
      */
-    FaultRun(String scenario, String backend, LeaseKind kind, Ledger ledger, boolean fencedAtGrant) {
+    public FaultRun(String scenario, String backend, LeaseKind kind, Ledger ledger, boolean fencedAtGrant) {
         this(scenario, backend, kind, ledger, fencedAtGrant, new History());
     }
 
@@ -63,7 +74,7 @@ final class FaultRun implements AutoCloseable {
      * A run of a leadership workload: its lease name is an election's, its workers are {@link LeaderWorker}s
      * ({@link #leader}, and child JVMs in {@code mode=leader}), its history {@linkplain History#ofTerms() of terms}.
      */
-    static FaultRun leadership(String scenario, String backend, LeaseKind kind, Ledger ledger) {
+    public static FaultRun leadership(String scenario, String backend, LeaseKind kind, Ledger ledger) {
         return new FaultRun(scenario, backend, kind, ledger, false, History.ofTerms());
     }
 
@@ -71,7 +82,7 @@ final class FaultRun implements AutoCloseable {
      * Starts a {@link LeaderWorker} thread in this JVM on {@code engine}, campaigning for the election
      * {@code config.lease()} and running {@code beforeWrite} before each write of its terms.
      */
-    LeaderWorker leader(int id, LeaseEngine engine, LeaseWorker.Config config, LeaseWorker.BeforeWrite beforeWrite) {
+    public LeaderWorker leader(int id, LeaseEngine engine, LeaseWorker.Config config, LeaseWorker.BeforeWrite beforeWrite) {
         return leader(id, engine, config, beforeWrite, ledger);
     }
 
@@ -79,18 +90,18 @@ final class FaultRun implements AutoCloseable {
      * Same, writing through {@code link}: see {@link #worker(int, LeaseTemplate, LeaseWorker.Config,
      * LeaseWorker.BeforeWrite, Ledger)}.
      */
-    LeaderWorker leader(int id, LeaseEngine engine, LeaseWorker.Config config, LeaseWorker.BeforeWrite beforeWrite,
+    public LeaderWorker leader(int id, LeaseEngine engine, LeaseWorker.Config config, LeaseWorker.BeforeWrite beforeWrite,
             Ledger link) {
         return start(new LeaderWorker(id, engine, link, config, EventSink.of(history, id), beforeWrite), id);
     }
 
     /** Starts a worker thread in this JVM on {@code engine}. */
-    LeaseWorker worker(int id, LeaseTemplate engine, LeaseWorker.Config config) {
+    public LeaseWorker worker(int id, LeaseTemplate engine, LeaseWorker.Config config) {
         return worker(id, engine, config, LeaseWorker.BeforeWrite.NONE);
     }
 
     /** Starts a worker thread in this JVM on {@code engine} that runs {@code beforeWrite} before each write. */
-    LeaseWorker worker(int id, LeaseTemplate engine, LeaseWorker.Config config, LeaseWorker.BeforeWrite beforeWrite) {
+    public LeaseWorker worker(int id, LeaseTemplate engine, LeaseWorker.Config config, LeaseWorker.BeforeWrite beforeWrite) {
         return worker(id, engine, config, beforeWrite, ledger);
     }
 
@@ -98,7 +109,7 @@ final class FaultRun implements AutoCloseable {
      * Starts a worker thread in this JVM that writes through {@code link}: the same table as the run's ledger, reached
      * another way (through a proxy that faults can cut), while the check reads it straight.
      */
-    LeaseWorker worker(int id, LeaseTemplate engine, LeaseWorker.Config config, LeaseWorker.BeforeWrite beforeWrite,
+    public LeaseWorker worker(int id, LeaseTemplate engine, LeaseWorker.Config config, LeaseWorker.BeforeWrite beforeWrite,
             Ledger link) {
         return start(new LeaseWorker(id, engine, link, config, EventSink.of(history, id), beforeWrite), id);
     }
@@ -113,26 +124,26 @@ final class FaultRun implements AutoCloseable {
     }
 
     /** The worker threads of this JVM started so far. */
-    List<Worker> workers() {
+    public List<Worker> workers() {
         return List.copyOf(workers);
     }
 
     /** Starts a child JVM holder; see {@link HolderMain} for {@code args}. */
-    ChildHolder child(int id, Map<String, String> args, Map<String, String> env) throws Exception {
+    public ChildHolder child(int id, Map<String, String> args, Map<String, String> env) throws Exception {
         ChildHolder child = ChildHolder.start(scenario + "-child-" + id, id, history, Mutant.childArgs(args), env);
         children.add(child);
         return child;
     }
 
     /** Counts a fault, injected at {@code at} (losses are measured at the store, not here). */
-    void fault(String what, long at) {
+    public void fault(String what, long at) {
         faults++;
         history.fault(what, at);
         log.info(scenario + ": fault " + faults + ": " + what);
     }
 
     /** Whether a worker other than {@code except} was granted the lease after {@code since}: a takeover happened. */
-    boolean grantedSince(long since, int except) {
+    public boolean grantedSince(long since, int except) {
         return history.ops().stream().anyMatch(op -> op.kind == History.Kind.ACQUIRE && op.ok() && op.worker != except
                 && op.completedAt - since > 0);
     }
@@ -166,7 +177,7 @@ final class FaultRun implements AutoCloseable {
     }
 
     /** Stops the workers, checks the history against the ledger, records the results row and asserts safety. */
-    HistoryChecker.Verdict finish() throws Exception {
+    public HistoryChecker.Verdict finish() throws Exception {
         stopAll();
         boolean fenced = kind == LeaseKind.CORRECTNESS;
         HistoryChecker.Verdict verdict = HistoryChecker.check(scenario, history, ledger.accepted(), fenced,

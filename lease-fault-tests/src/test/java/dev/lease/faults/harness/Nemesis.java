@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.harness;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,19 +26,19 @@ import dev.lease.testing.TestTiming;
  * <p>The seed fixes the schedule (which fault, after which gap, for how long); the interleaving with the workers is
  * up to the machine, so a replay from the seed replays the nemesis, not the threads.
  */
-final class Nemesis implements AutoCloseable {
+public final class Nemesis implements AutoCloseable {
 
     private static final Log log = LogFactory.getLog(Nemesis.class);
 
     /** Switches a fault on; the returned {@link Off} switches it off again. */
     @FunctionalInterface
-    interface Switch {
+    public interface Switch {
         Off on(Random random) throws Exception;
     }
 
     /** Switches a fault off; called exactly once. */
     @FunctionalInterface
-    interface Off {
+    public interface Off {
         Off NOTHING = () -> {
         };
 
@@ -96,7 +96,7 @@ final class Nemesis implements AutoCloseable {
     }
 
     /** Registers a fault; before {@link #start()}. */
-    Nemesis add(String name, double weight, Duration minOn, Duration maxOn, Switch fault) {
+    public Nemesis add(String name, double weight, Duration minOn, Duration maxOn, Switch fault) {
         entries.add(new Entry(name, weight, minOn, maxOn, fault, new AtomicBoolean()));
         return this;
     }

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.harness;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -12,6 +12,15 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.lease.LeaseKind;
 import dev.lease.core.LeaseEngine;
+import dev.lease.faults.checker.History;
+import dev.lease.faults.checker.HistoryChecker;
+import dev.lease.faults.mutants.Mutant;
+import dev.lease.faults.mutants.MutantRuns;
+import dev.lease.faults.workload.HolderMain;
+import dev.lease.faults.workload.LeaderWorker;
+import dev.lease.faults.workload.LeaseWorker;
+import dev.lease.faults.workload.Ledger;
+import dev.lease.faults.workload.LongHolds;
 import dev.lease.testing.TcpProxy;
 
 /**
@@ -31,7 +40,7 @@ import dev.lease.testing.TcpProxy;
  * <p>Also the faults every backend shares, registered on the nemesis by the scenario: pausing a child holder,
  * cutting a holder's link to the lease store, and delaying or timing out its link to the resource database.
  */
-final class NemesisScenario implements AutoCloseable {
+public final class NemesisScenario implements AutoCloseable {
 
     private static final Log log = LogFactory.getLog(NemesisScenario.class);
 
@@ -48,7 +57,7 @@ final class NemesisScenario implements AutoCloseable {
      * The check of the CORRECTNESS ledgers: {@link Ledger.Check#FENCED}, or {@code -Dlease-test.nemesis-ledger=BROKEN}
      * (in-process holders then write through a fence that does not compare) to see the scenarios fail.
      */
-    static final Ledger.Check CHECK = Ledger.Check.valueOf(System.getProperty("lease-test.nemesis-ledger", "FENCED"));
+    public static final Ledger.Check CHECK = Ledger.Check.valueOf(System.getProperty("lease-test.nemesis-ledger", "FENCED"));
 
     /** Cycles a CORRECTNESS scenario aims at: {@code -Dlease-test.nemesis-cycles}, 1,000, or 10,000 in a soak. */
     static final long CYCLE_GOAL = Long.getLong("lease-test.nemesis-cycles", Soak.ON ? 10_000 : 1_000);
@@ -61,8 +70,8 @@ final class NemesisScenario implements AutoCloseable {
 
     private static final byte[] COMMIT = "COMMIT".getBytes(StandardCharsets.US_ASCII);
 
-    final String prefix;
-    final long seed;
+    public final String prefix;
+    public final long seed;
     private final LeaseKind kind;
     private final List<FaultRun> runs = new ArrayList<>();
     private final List<String> leases = new ArrayList<>();
@@ -80,7 +89,7 @@ final class NemesisScenario implements AutoCloseable {
     /**
      * @param checked the ledger of one lease name, straight to the resource database: the one the check reads
      */
-    NemesisScenario(String prefix, String backend, LeaseKind kind, int names, Function<String, Ledger> checked) {
+    public NemesisScenario(String prefix, String backend, LeaseKind kind, int names, Function<String, Ledger> checked) {
         this.prefix = prefix;
         this.kind = kind;
         this.checked = checked;
@@ -99,7 +108,7 @@ final class NemesisScenario implements AutoCloseable {
         }
     }
 
-    List<FaultRun> runs() {
+    public List<FaultRun> runs() {
         return runs;
     }
 
@@ -118,7 +127,7 @@ final class NemesisScenario implements AutoCloseable {
      * the resource), with a history of terms checked like the others ({@link FaultRun#leadership}). Before the
      * nemesis starts.
      */
-    void election() {
+    public void election() {
         String name = prefix + "-leader";
         electionLedger = checked.apply(name);
         election = FaultRun.leadership(name, backend, kind, electionLedger);
@@ -131,7 +140,7 @@ final class NemesisScenario implements AutoCloseable {
      * writing through {@code link} (its ledger for the election's name). Its holds are the leases' holds, some longer
      * than the ttl, which only the term's renewal carries through.
      */
-    void leader(int id, LeaseEngine engine, Holds holds, Function<String, Ledger> link) {
+    public void leader(int id, LeaseEngine engine, Holds holds, Function<String, Ledger> link) {
         String name = prefix + "-leader";
         long leaderSeed = seed * 37 + id;
         election.leader(id, engine, holds.config(name, leaderSeed), new LongHolds(LONG_HOLD_PERCENT, holds.ttl(),
@@ -143,7 +152,7 @@ final class NemesisScenario implements AutoCloseable {
     }
 
     /** The nemesis of this scenario, firing every {@code minGap} to {@code maxGap}; faults are added, then started. */
-    Nemesis nemesis(Duration minGap, Duration maxGap) {
+    public Nemesis nemesis(Duration minGap, Duration maxGap) {
         nemesis = new Nemesis(seed, minGap, maxGap, (what, at) -> all().forEach(run -> run.fault(what, at)));
         return nemesis;
     }
@@ -154,7 +163,7 @@ final class NemesisScenario implements AutoCloseable {
      * half as long again at most: a loaded machine makes fewer cycles per second, and the goal is a number of cycles,
      * not a speed. In a mutant run, {@link #MUTANT_LENGTH} and no cycle goal.
      */
-    void strike() throws Exception {
+    public void strike() throws Exception {
         if (forced != null) {
             FaultRun run = runs.get(0);
             // A JDBC child stopped in the middle of a renewal keeps the lease row locked, and nobody could take the
@@ -188,7 +197,7 @@ final class NemesisScenario implements AutoCloseable {
      * Heals everything, then finishes every run (each records its row and checks its history), and fails with every
      * unsafe run, and when the nemesis could not switch a fault on or off.
      */
-    List<HistoryChecker.Verdict> finish() throws Exception {
+    public List<HistoryChecker.Verdict> finish() throws Exception {
         nemesis.close();
         List<HistoryChecker.Verdict> verdicts = new ArrayList<>();
         List<AssertionError> failures = new ArrayList<>();
@@ -258,7 +267,7 @@ final class NemesisScenario implements AutoCloseable {
      * ledger for that name). Holds are short, and {@value #LONG_HOLD_PERCENT}% of them last between one and two ttls,
      * which only renewal carries through.
      */
-    void workers(int id, dev.lease.LeaseTemplate engine, Holds holds, Function<String, Ledger> link) {
+    public void workers(int id, dev.lease.LeaseTemplate engine, Holds holds, Function<String, Ledger> link) {
         for (int i = 0; i < runs.size(); i++) {
             String lease = leases.get(i);
             long workerSeed = seed * 31 + i;
@@ -274,7 +283,7 @@ final class NemesisScenario implements AutoCloseable {
      *
      * @param leaseLink the child's link to the lease store
      */
-    ChildHolder child(int id, int index, Holds holds, Map<String, String> args, TcpProxy leaseLink) throws Exception {
+    public ChildHolder child(int id, int index, Holds holds, Map<String, String> args, TcpProxy leaseLink) throws Exception {
         Map<String, String> all = new java.util.HashMap<>(args);
         String lease = leases.get(index);
         all.put("lease", lease);
@@ -299,15 +308,15 @@ final class NemesisScenario implements AutoCloseable {
     }
 
     /** How holders of a scenario hold: ttl, how long they wait for a busy lease, the longest short hold. */
-    record Holds(LeaseKind kind, Duration ttl, Duration waitFor, Duration maxHold) {
+    public record Holds(LeaseKind kind, Duration ttl, Duration waitFor, Duration maxHold) {
 
-        LeaseWorker.Config config(String lease, long seed) {
+        public LeaseWorker.Config config(String lease, long seed) {
             return new LeaseWorker.Config(lease, kind, ttl, waitFor, maxHold, seed);
         }
     }
 
     /** Pauses a child holder ({@code kill -STOP}) for between a few ms and three ttls, wherever it stands. */
-    static void pauses(Nemesis nemesis, ChildHolder child, Duration ttl) {
+    public static void pauses(Nemesis nemesis, ChildHolder child, Duration ttl) {
         nemesis.add("SIGSTOP of child holder " + child.worker(), 2, Duration.ofMillis(20), ttl.multipliedBy(3),
                 random -> {
                     child.pause();
@@ -319,7 +328,7 @@ final class NemesisScenario implements AutoCloseable {
      * Faults on one holder's link to the lease store: a freeze past the ttl or not, a lossy partition (its
      * connections reset when it ends, as after a real one), a slow link, and reset connections.
      */
-    static void leaseLinkFaults(Nemesis nemesis, String holder, TcpProxy link, Duration ttl, double weight) {
+    public static void leaseLinkFaults(Nemesis nemesis, String holder, TcpProxy link, Duration ttl, double weight) {
         nemesis.add("froze the lease-store link of " + holder, weight, ttl.dividedBy(4), ttl.multipliedBy(2),
                 random -> {
                     link.freeze();
@@ -348,7 +357,7 @@ final class NemesisScenario implements AutoCloseable {
      * timeout (the write ends UNKNOWN though it committed, and the check finds it in the table), and a slow link on
      * which a write outlasts the lease it was started under.
      */
-    static void resourceLinkFaults(Nemesis nemesis, String holder, TcpProxy link, Duration ttl, double weight) {
+    public static void resourceLinkFaults(Nemesis nemesis, String holder, TcpProxy link, Duration ttl, double weight) {
         nemesis.add("delayed COMMIT replies on the resource link of " + holder, weight, ttl, ttl.multipliedBy(4),
                 random -> {
                     // Half of them past the client's socket timeout.
@@ -368,7 +377,7 @@ final class NemesisScenario implements AutoCloseable {
      * not look at it), so the write reaches the resource after the successor was granted the lease and, often, after
      * the successor's first write: the stale write the fence must refuse.
      */
-    static void troubledHost(Nemesis nemesis, String holder, TcpProxy leaseLink, TcpProxy resourceLink, Duration ttl,
+    public static void troubledHost(Nemesis nemesis, String holder, TcpProxy leaseLink, TcpProxy resourceLink, Duration ttl,
             double weight) {
         nemesis.add("network trouble on " + holder + ": lease-store link frozen, resource link slow", weight, ttl,
                 ttl.multipliedBy(3), random -> {
@@ -382,7 +391,7 @@ final class NemesisScenario implements AutoCloseable {
     }
 
     /** A crash of a PostgreSQL (the lease store's or the resource's), down for a while, then recovering. */
-    static void crashes(Nemesis nemesis, String what, CrashablePostgres postgres, Duration maxDown) {
+    public static void crashes(Nemesis nemesis, String what, CrashablePostgres postgres, Duration maxDown) {
         nemesis.add("crashed " + what + " (pg_ctl stop -m immediate), then started it", 1, Duration.ZERO, maxDown,
                 random -> {
                     postgres.crash();
@@ -391,11 +400,11 @@ final class NemesisScenario implements AutoCloseable {
     }
 
     /** Closes what a scenario opened, last first, so that clients go before the servers they talk to. */
-    static final class Closer implements AutoCloseable {
+    public static final class Closer implements AutoCloseable {
 
         private final List<AutoCloseable> open = new ArrayList<>();
 
-        <T extends AutoCloseable> T add(T closeable) {
+        public <T extends AutoCloseable> T add(T closeable) {
             open.add(closeable);
             return closeable;
         }
@@ -426,7 +435,7 @@ final class NemesisScenario implements AutoCloseable {
      * Driver options for a holder's link to the lease store: short socket timeouts, so a frozen link fails calls
      * instead of hanging them.
      */
-    static Map<String, String> pgLinkOptions(String application) {
+    public static Map<String, String> pgLinkOptions(String application) {
         return Map.of("socketTimeout", "2", "connectTimeout", "2", "ApplicationName", application);
     }
 
@@ -436,13 +445,13 @@ final class NemesisScenario implements AutoCloseable {
      * so that some writes end UNKNOWN although they committed. No server-side prepared statements: the driver then
      * sends the text of every COMMIT, which is how the proxy recognises it.
      */
-    static Map<String, String> resourceLinkOptions(String application) {
+    public static Map<String, String> resourceLinkOptions(String application) {
         return Map.of("socketTimeout", Integer.toString(RESOURCE_TIMEOUT_SECONDS), "connectTimeout", "2",
                 "prepareThreshold", "0", "ApplicationName", application);
     }
 
     /** {@link #resourceLinkOptions} as a JDBC URL's query, for a child JVM. */
-    static String resourceLinkQuery() {
+    public static String resourceLinkQuery() {
         return "socketTimeout=" + RESOURCE_TIMEOUT_SECONDS + "&connectTimeout=2&prepareThreshold=0";
     }
 }

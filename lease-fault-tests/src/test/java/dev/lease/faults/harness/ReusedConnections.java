@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.harness;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -15,14 +15,14 @@ import org.springframework.jdbc.datasource.AbstractDataSource;
  * scenario run thousands of cycles. A connection the driver closed (an I/O error, a socket timeout, a crashed
  * server), or that failed with a connection error, is not reused.
  */
-final class ReusedConnections extends AbstractDataSource {
+public final class ReusedConnections extends AbstractDataSource {
 
     private static final long CONNECT_FAILURE_PAUSE_MILLIS = 250;
 
     private final DataSource target;
     private final java.util.Deque<Connection> idle = new java.util.ArrayDeque<>();
 
-    ReusedConnections(DataSource target) {
+    public ReusedConnections(DataSource target) {
         this.target = target;
     }
 

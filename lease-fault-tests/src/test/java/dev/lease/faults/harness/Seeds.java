@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.harness;
 
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -11,7 +11,7 @@ import org.apache.commons.logging.LogFactory;
  * It fixes the scenario's own choices (hold times, which fault, when); thread timing still varies, so a replay
  * reproduces the schedule, not always the failure.
  */
-final class Seeds {
+public final class Seeds {
 
     private static final Log log = LogFactory.getLog(Seeds.class);
 
@@ -21,14 +21,14 @@ final class Seeds {
     }
 
     /** The seed for {@code scenario}, logged. */
-    static long of(String scenario) {
+    public static long of(String scenario) {
         long seed = Long.getLong(PROPERTY, ThreadLocalRandom.current().nextLong());
         log.info(scenario + ": seed " + seed + " (replay with " + replay(seed) + ")");
         return seed;
     }
 
     /** The option that replays {@code seed}. */
-    static String replay(long seed) {
+    public static String replay(long seed) {
         return "-D" + PROPERTY + "=" + seed;
     }
 }

@@ -1,4 +1,7 @@
-package dev.lease.faults;
+package dev.lease.faults.harness;
+
+import dev.lease.faults.mutants.Mutant;
+import dev.lease.faults.mutants.MutantRuns;
 
 /**
  * Short or long fault runs: {@code ./mvnw verify} runs every scenario briefly; {@code -Psoak} sets
@@ -7,9 +10,9 @@ package dev.lease.faults;
  * scenarios only repeat a little, so that the whole soak, mutant runs included, stays within about 45 minutes on
  * two cores.
  */
-final class Soak {
+public final class Soak {
 
-    static final boolean ON = Boolean.getBoolean("lease-test.soak");
+    public static final boolean ON = Boolean.getBoolean("lease-test.soak");
 
     /** How many times more rounds a soak run does. */
     static final int FACTOR = ON ? Integer.getInteger("lease-test.soak-factor", 2) : 1;
@@ -22,7 +25,7 @@ final class Soak {
      * ({@link MutantRuns}) even in a soak: one round that detects the mutant is enough. The mutant is on only while
      * the test method runs: call this from the test, not from {@code @BeforeAll} or a static initializer.
      */
-    static int rounds(int rounds) {
+    public static int rounds(int rounds) {
         return Mutant.active() == Mutant.NONE ? rounds * FACTOR : rounds;
     }
 }

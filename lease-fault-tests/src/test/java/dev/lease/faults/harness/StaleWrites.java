@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.harness;
 
 import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -11,13 +11,21 @@ import java.util.Random;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.lease.faults.checker.History;
+import dev.lease.faults.checker.HistoryChecker;
+import dev.lease.faults.mutants.Mutant;
+import dev.lease.faults.workload.FrozenWrite;
+import dev.lease.faults.workload.HeldAfterGrant;
+import dev.lease.faults.workload.LeaseWorker;
+import dev.lease.faults.workload.Worker;
+
 /**
  * Rounds that make a fault scenario produce the stale write a fence exists for, so that the scenario fails against
  * a fence without the comparison ({@link Mutant#FENCE}): a holder frozen between deciding to write and writing
  * while the fault takes its lease away, let go once a successor wrote with a newer token. Random faults rarely land
  * there: the engine usually interrupts the holder before it writes.
  */
-final class StaleWrites {
+public final class StaleWrites {
 
     private static final Log log = LogFactory.getLog(StaleWrites.class);
     private static final Duration BOUND = seconds(30);
@@ -34,12 +42,12 @@ final class StaleWrites {
     }
 
     /** How many paused-holder rounds landed in each order. */
-    record Tally(int afterTheSuccessorsWrite, int beforeTheSuccessorsWrite) {
+    public record Tally(int afterTheSuccessorsWrite, int beforeTheSuccessorsWrite) {
     }
 
     /** Undoes a fault once the successor wrote. */
     @FunctionalInterface
-    interface Undo {
+    public interface Undo {
 
         Undo NOTHING = () -> {
         };
@@ -49,13 +57,13 @@ final class StaleWrites {
 
     /** A fault struck while the holder stands frozen; returns how to undo it, once a successor wrote. */
     @FunctionalInterface
-    interface Strike {
+    public interface Strike {
         Undo strike() throws Exception;
     }
 
     /** A fault aimed at the worker {@code victim}, frozen before its write. */
     @FunctionalInterface
-    interface StrikeOn {
+    public interface StrikeOn {
         Undo strike(int victim) throws Exception;
     }
 
@@ -70,7 +78,7 @@ final class StaleWrites {
      * refused) or before it (accepted by a fence alone, refused when the holders fence at grant). Both orders occur
      * when {@code rounds >= 2}: the last round takes the order that did not occur yet.
      */
-    static Tally pausedWrites(FaultRun run, ChildHolder child, Worker rival, HeldAfterGrant successor,
+    public static Tally pausedWrites(FaultRun run, ChildHolder child, Worker rival, HeldAfterGrant successor,
             int rounds, Random random, boolean fencedAtGrant) throws Exception {
         int after = 0;
         int before = 0;
@@ -144,7 +152,7 @@ final class StaleWrites {
      * wrote with a newer token the fault is undone and the child resumes and writes with its old token: the fence
      * must refuse it. {@code rivals} stand by until the child holds.
      */
-    static long pausedAcross(FaultRun run, ChildHolder child, List<? extends Worker> rivals, String what, Strike strike)
+    public static long pausedAcross(FaultRun run, ChildHolder child, List<? extends Worker> rivals, String what, Strike strike)
             throws Exception {
         long token;
         rivals.forEach(rival -> rival.standBy(true));
@@ -173,7 +181,7 @@ final class StaleWrites {
      * freezes there ({@code gate}), {@code strike} takes its lease away, and once another worker wrote with a newer
      * token the fault is undone and the frozen write goes ahead with its old token: the fence must refuse it.
      */
-    static void frozenAcross(FaultRun run, FrozenWrite gate, String what, StrikeOn strike) throws Exception {
+    public static void frozenAcross(FaultRun run, FrozenWrite gate, String what, StrikeOn strike) throws Exception {
         gate.arm();
         FrozenWrite.Held held = gate.awaitHeld(BOUND);
         long at = System.nanoTime();
@@ -202,12 +210,12 @@ final class StaleWrites {
      * Pauses the child while it holds the lease, until another worker got it, then resumes it. The run's in-process
      * workers stand by until the child holds: re-acquiring at once, they could win every race against it.
      */
-    static void pauseUntilTakenOver(FaultRun run, ChildHolder child) throws Exception {
+    public static void pauseUntilTakenOver(FaultRun run, ChildHolder child) throws Exception {
         pauseUntilTakenOver(run, child, run.workers());
     }
 
     /** Same, with {@code rivals} standing by until the child holds the lease, so that they cannot starve it. */
-    static void pauseUntilTakenOver(FaultRun run, ChildHolder child, List<? extends Worker> rivals) throws Exception {
+    public static void pauseUntilTakenOver(FaultRun run, ChildHolder child, List<? extends Worker> rivals) throws Exception {
         long grants = run.grantsOf(child.worker());
         rivals.forEach(rival -> rival.standBy(true));
         try {
@@ -225,7 +233,7 @@ final class StaleWrites {
     }
 
     /** Without fence at grant the stale write after the successor's grant was accepted, seen by the new measure only. */
-    static void assertGrantWindowOpen(HistoryChecker.Verdict verdict) {
+    public static void assertGrantWindowOpen(HistoryChecker.Verdict verdict) {
         assertThat(verdict.staleWritesAfterGrant()).as("stale writes accepted after a successor's grant").isPositive();
         assertThat(verdict.staleWritesAccepted()).as("stale writes accepted after a successor's write").isZero();
     }
@@ -234,7 +242,7 @@ final class StaleWrites {
      * The stale writes of {@link #pausedWrites} are in the table's numbers: those after the successor's
      * write refused, those between its grant and its write counted, none accepted after a successor's write.
      */
-    static void assertStaleWrites(HistoryChecker.Verdict verdict, StaleWrites.Tally tally) {
+    public static void assertStaleWrites(HistoryChecker.Verdict verdict, StaleWrites.Tally tally) {
         assertFenceRefused(verdict);
         assertThat(verdict.staleWritesAfterGrant()).as("stale writes accepted after a successor's grant")
                 .isGreaterThanOrEqualTo(tally.beforeTheSuccessorsWrite());
@@ -243,7 +251,7 @@ final class StaleWrites {
     }
 
     /** The run saw the fence refuse at least one stale write and accept none. */
-    static void assertFenceRefused(HistoryChecker.Verdict verdict) {
+    public static void assertFenceRefused(HistoryChecker.Verdict verdict) {
         assertThat(verdict.writesRejected()).as("stale writes refused").isGreaterThanOrEqualTo(1);
         assertThat(verdict.staleWritesAccepted()).as("stale writes accepted").isZero();
     }

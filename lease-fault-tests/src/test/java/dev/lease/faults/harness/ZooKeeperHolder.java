@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.harness;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -9,23 +9,24 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 
 import dev.lease.LeaseKind;
 import dev.lease.core.LeaseEngine;
+import dev.lease.faults.mutants.Mutant;
 import dev.lease.spi.GrantFence;
 import dev.lease.spi.LeaseBackend;
 import dev.lease.testing.TestTiming;
 import dev.lease.zookeeper.ZooKeeperLeaseBackend;
 
 /** An in-process "application instance" on ZooKeeper: its own client (session), backend and engine. */
-record ZooKeeperHolder(CuratorFramework client, ZooKeeperLeaseBackend backend, LeaseEngine engine)
+public record ZooKeeperHolder(CuratorFramework client, ZooKeeperLeaseBackend backend, LeaseEngine engine)
         implements AutoCloseable {
 
-    static final String ROOT = "/fault-leases";
+    public static final String ROOT = "/fault-leases";
 
-    static ZooKeeperHolder connect(String connectString, Duration sessionTimeout) throws InterruptedException {
+    public static ZooKeeperHolder connect(String connectString, Duration sessionTimeout) throws InterruptedException {
         return connect(connectString, sessionTimeout, null);
     }
 
     /** @param grantFence the fence the engine advances at grant for leases that name one, or null */
-    static ZooKeeperHolder connect(String connectString, Duration sessionTimeout, GrantFence grantFence)
+    public static ZooKeeperHolder connect(String connectString, Duration sessionTimeout, GrantFence grantFence)
             throws InterruptedException {
         return connect(CuratorFrameworkFactory.builder().connectString(connectString)
                 .sessionTimeoutMs((int) sessionTimeout.toMillis()).connectionTimeoutMs((int) sessionTimeout.toMillis())
@@ -36,7 +37,7 @@ record ZooKeeperHolder(CuratorFramework client, ZooKeeperLeaseBackend backend, L
      * With a client set up like the auto-configuration's: a connection timeout of a third of the session timeout and
      * retries that go on for longer than it (Curator retries a request across a session expiry).
      */
-    static ZooKeeperHolder connectLikeProduction(String connectString, Duration sessionTimeout)
+    public static ZooKeeperHolder connectLikeProduction(String connectString, Duration sessionTimeout)
             throws InterruptedException {
         return connect(CuratorFrameworkFactory.builder().connectString(connectString)
                 .sessionTimeoutMs((int) sessionTimeout.toMillis())
@@ -56,11 +57,11 @@ record ZooKeeperHolder(CuratorFramework client, ZooKeeperLeaseBackend backend, L
         return new ZooKeeperHolder(client, backend, engine(backend, LeaseKind.CORRECTNESS, grantFence));
     }
 
-    static LeaseEngine engine(LeaseBackend<?> backend, LeaseKind kind) {
+    public static LeaseEngine engine(LeaseBackend<?> backend, LeaseKind kind) {
         return engine(backend, kind, null);
     }
 
-    static LeaseEngine engine(LeaseBackend<?> backend, LeaseKind kind, GrantFence grantFence) {
+    public static LeaseEngine engine(LeaseBackend<?> backend, LeaseKind kind, GrantFence grantFence) {
         return Mutant.engine(backend, kind, grantFence);
     }
 

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.harness;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,7 +22,7 @@ import dev.lease.testing.TestTiming;
  * flushed that was not already written, and {@link #start()} recovers from the snapshot and transaction log, the
  * way a crashed server comes back. Its output goes to {@code target/fault-logs/zookeeper-server-<port>.log}.
  */
-final class ZooKeeperServerProcess implements AutoCloseable {
+public final class ZooKeeperServerProcess implements AutoCloseable {
 
     private final Path dataDirectory;
     private final int port;
@@ -36,7 +36,7 @@ final class ZooKeeperServerProcess implements AutoCloseable {
     }
 
     /** Starts a server whose sessions may last from 2 to 20 ticks (ZooKeeper's defaults for those bounds). */
-    static ZooKeeperServerProcess start(int tickMillis) throws IOException, InterruptedException {
+    public static ZooKeeperServerProcess start(int tickMillis) throws IOException, InterruptedException {
         int port;
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
@@ -47,7 +47,7 @@ final class ZooKeeperServerProcess implements AutoCloseable {
         return server;
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
@@ -56,7 +56,7 @@ final class ZooKeeperServerProcess implements AutoCloseable {
     }
 
     /** Starts the server (again) and waits until it serves. */
-    synchronized void start() throws IOException, InterruptedException {
+    public synchronized void start() throws IOException, InterruptedException {
         Path log = Path.of("target", "fault-logs", "zookeeper-server-" + port + ".log");
         Files.createDirectories(log.getParent());
         List<String> command = List.of(ChildHolder.javaBinary(), "-Xmx128m", "-XX:+UseSerialGC",
@@ -79,7 +79,7 @@ final class ZooKeeperServerProcess implements AutoCloseable {
     }
 
     /** SIGKILL, and waits until the process is gone. */
-    synchronized void kill() throws InterruptedException {
+    public synchronized void kill() throws InterruptedException {
         process.destroyForcibly().waitFor(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS);
     }
 

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.mutants;
 
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -14,7 +14,7 @@ import java.lang.annotation.Target;
  */
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.TYPE)
-@interface AgainstMutant {
+public @interface AgainstMutant {
 
     /** The mutant the scenarios of the class run against. */
     Mutant value();

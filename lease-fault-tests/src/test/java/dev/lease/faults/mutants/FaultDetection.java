@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.mutants;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+
+import dev.lease.faults.checker.RunFiles;
 
 /**
  * The detection table of the fault suite (scenario × mutant), written to {@code target/fault-detection.md} by the
@@ -91,7 +93,7 @@ final class FaultDetection {
         List<Mutant> mutants = new ArrayList<>(List.of(Mutant.values()));
         mutants.remove(Mutant.NONE);
         StringBuilder md = new StringBuilder("# Fault suite detection power\n\n")
-                .append("Every fault scenario run once more against each mutant (`dev.lease.faults.Mutant`, seed ")
+                .append("Every fault scenario run once more against each mutant (`dev.lease.faults.mutants.Mutant`, seed ")
                 .append(Mutant.SEED).append("): a scenario that fails against a mutant (the history check or its own")
                 .append(" assertions) detected it; the first problem it reported is shown. Every CORRECTNESS scenario")
                 .append(" must detect the fence without the comparison; the other cells are reported, not enforced.")

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.mutants;
 
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -10,6 +10,11 @@ import dev.lease.core.BackendRouter;
 import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
 import dev.lease.core.MutantEngines;
+import dev.lease.faults.harness.FaultRun;
+import dev.lease.faults.harness.Seeds;
+import dev.lease.faults.workload.HolderMain;
+import dev.lease.faults.workload.LeaseWorker;
+import dev.lease.faults.workload.Ledger;
 import dev.lease.spi.GrantFence;
 import dev.lease.spi.LeaseBackend;
 
@@ -22,7 +27,7 @@ import dev.lease.spi.LeaseBackend;
  * factory {@link #engine} for the backend and the engine, {@link LeaseWorker} for its section, and {@link FaultRun}
  * passes it to child JVMs ({@link HolderMain}) in their arguments.
  */
-enum Mutant {
+public enum Mutant {
 
     /** The real thing. */
     NONE("none", "none"),
@@ -42,7 +47,7 @@ enum Mutant {
 
     private static volatile Mutant active = NONE;
 
-    final String id;
+    public final String id;
     final String title;
 
     Mutant(String id, String title) {
@@ -51,12 +56,12 @@ enum Mutant {
     }
 
     /** The mutant the code under test runs with now; {@link #NONE} outside {@link MutantRuns}. */
-    static Mutant active() {
+    public static Mutant active() {
         return active;
     }
 
     /** Turns {@code mutant} on for whatever this JVM builds from now on. */
-    static void activate(Mutant mutant) {
+    public static void activate(Mutant mutant) {
         active = mutant;
     }
 
@@ -65,7 +70,7 @@ enum Mutant {
         return of(System.getProperty(PROPERTY, NONE.id));
     }
 
-    static Mutant of(String id) {
+    public static Mutant of(String id) {
         String wanted = id.trim().toLowerCase(Locale.ROOT);
         for (Mutant mutant : values()) {
             if (mutant.id.equals(wanted)) {
@@ -77,24 +82,24 @@ enum Mutant {
     }
 
     /** The check a ledger really runs when a scenario asks for {@code check}. */
-    static Ledger.Check ledgerCheck(Ledger.Check check) {
+    public static Ledger.Check ledgerCheck(Ledger.Check check) {
         return active == FENCE ? Ledger.Check.BROKEN : check;
     }
 
     /** Whether the leased section of {@link LeaseWorker} swallows its loss interrupt and writes anyway. */
-    static boolean swallowsInterrupts() {
+    public static boolean swallowsInterrupts() {
         return active == SWALLOWED_INTERRUPT;
     }
 
     /** {@code args} for a {@link HolderMain} child, with the active mutant added so the child runs it too. */
-    static Map<String, String> childArgs(Map<String, String> args) {
+    public static Map<String, String> childArgs(Map<String, String> args) {
         Map<String, String> withMutant = new HashMap<>(args);
         withMutant.put("mutant", active.id);
         return withMutant;
     }
 
     /** Scenario names get this suffix in mutant runs, so their histories and logs do not overwrite the real runs'. */
-    static String suffix() {
+    public static String suffix() {
         return active == NONE ? "" : "-mutant-" + active.id;
     }
 
@@ -104,7 +109,7 @@ enum Mutant {
      *
      * @param grantFence the fence advanced at grant for leases that name one, or null
      */
-    static LeaseEngine engine(LeaseBackend<?> backend, LeaseKind kind, GrantFence grantFence) {
+    public static LeaseEngine engine(LeaseBackend<?> backend, LeaseKind kind, GrantFence grantFence) {
         Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
         routes.put(kind, active == REPEATED_TOKEN ? new RepeatingTokenBackend<>(backend, SEED) : backend);
         BackendRouter router = BackendRouter.of(routes);

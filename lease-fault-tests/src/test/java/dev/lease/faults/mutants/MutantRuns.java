@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.mutants;
 
 import java.lang.reflect.Method;
 
@@ -11,6 +11,7 @@ import org.junit.platform.commons.support.AnnotationSupport;
 import org.opentest4j.TestAbortedException;
 
 import dev.lease.LeaseKind;
+import dev.lease.faults.harness.FaultRun;
 
 /**
  * Runs the fault scenarios of a class ({@code @ExtendWith(MutantRuns.class)}) against the mutant that the class's
@@ -23,7 +24,7 @@ import dev.lease.LeaseKind;
  * (a timeout, a child that did not start) is no detection: it is recorded as an error and fails the test where a
  * detection is required.
  */
-final class MutantRuns implements InvocationInterceptor {
+public final class MutantRuns implements InvocationInterceptor {
 
     private static final Log log = LogFactory.getLog(MutantRuns.class);
 
@@ -34,7 +35,7 @@ final class MutantRuns implements InvocationInterceptor {
     private static volatile Started started;
 
     /** Called by every {@link FaultRun}: the name of the scenario the current test runs. */
-    static void started(String scenario, LeaseKind kind) {
+    public static void started(String scenario, LeaseKind kind) {
         if (started == null) {
             started = new Started(scenario, kind);
         }

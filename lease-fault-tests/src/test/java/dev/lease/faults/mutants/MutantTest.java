@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.mutants;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -22,8 +22,16 @@ import org.junit.platform.commons.support.ReflectionSupport;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 
-import dev.lease.faults.History.Kind;
-import dev.lease.faults.History.Outcome;
+import dev.lease.faults.checker.History.Kind;
+import dev.lease.faults.checker.History.Outcome;
+import dev.lease.faults.checker.History;
+import dev.lease.faults.checker.HistoryChecker;
+import dev.lease.faults.scenarios.jdbc.JdbcFaultScenariosFenceMutantTest;
+import dev.lease.faults.scenarios.jdbc.JdbcFaultScenariosTest;
+import dev.lease.faults.scenarios.redis.RedisFaultScenariosTest;
+import dev.lease.faults.scenarios.redis.RedisNemesisTest;
+import dev.lease.faults.scenarios.redis.RedlockNemesisTest;
+import dev.lease.faults.workload.Ledger;
 import dev.lease.memory.InMemoryLeaseBackend;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.mutants;
 
 import java.time.Duration;
 import java.util.Map;

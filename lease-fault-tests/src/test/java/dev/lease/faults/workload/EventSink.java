@@ -1,10 +1,12 @@
-package dev.lease.faults;
+package dev.lease.faults.workload;
 
-import dev.lease.faults.History.Kind;
-import dev.lease.faults.History.Outcome;
+import dev.lease.faults.checker.History.Kind;
+import dev.lease.faults.checker.History.Outcome;
+
+import dev.lease.faults.checker.History;
 
 /** Where a {@link LeaseWorker} reports what it does: straight into a {@link History}, or as lines to a parent JVM. */
-interface EventSink {
+public interface EventSink {
 
     void invoke(long id, Kind kind, long at);
 

@@ -1,6 +1,8 @@
-package dev.lease.faults;
+package dev.lease.faults.workload;
 
 import java.time.Duration;
+
+import dev.lease.faults.checker.History;
 
 /**
  * Freezes the write of the first in-process worker that reaches it once armed, the way a fault freezes a holder
@@ -9,10 +11,10 @@ import java.time.Duration;
  * writes with its old token when let go. The other workers pass straight through, so one of them can take over and
  * write first. Shared by the workers of a run: {@link #of(int)} is each one's {@link LeaseWorker.BeforeWrite}.
  */
-final class FrozenWrite {
+public final class FrozenWrite {
 
     /** The worker standing before its frozen write, and the token that write will carry. */
-    record Held(int worker, long token) {
+    public record Held(int worker, long token) {
     }
 
     private final History history;
@@ -22,11 +24,11 @@ final class FrozenWrite {
     private Held held;
     private boolean interrupted;
 
-    FrozenWrite(History history) {
+    public FrozenWrite(History history) {
         this.history = history;
     }
 
-    LeaseWorker.BeforeWrite of(int worker) {
+    public LeaseWorker.BeforeWrite of(int worker) {
         return new LeaseWorker.BeforeWrite() {
             private boolean forcing;
 
@@ -44,7 +46,7 @@ final class FrozenWrite {
     }
 
     /** Freezes the next write any worker makes. */
-    void arm() {
+    public void arm() {
         synchronized (lock) {
             armed = true;
             released = false;
@@ -54,7 +56,7 @@ final class FrozenWrite {
     }
 
     /** Waits until a worker stands before its frozen write. */
-    Held awaitHeld(Duration bound) throws InterruptedException {
+    public Held awaitHeld(Duration bound) throws InterruptedException {
         long end = System.nanoTime() + bound.toNanos();
         synchronized (lock) {
             while (held == null) {
@@ -69,14 +71,14 @@ final class FrozenWrite {
     }
 
     /** Whether the frozen worker's engine interrupted it: it declared the lease lost. */
-    boolean interrupted() {
+    public boolean interrupted() {
         synchronized (lock) {
             return interrupted;
         }
     }
 
     /** Lets the frozen write go ahead, with its old token. */
-    void go() {
+    public void go() {
         synchronized (lock) {
             released = true;
             lock.notifyAll();

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.workload;
 
 import static dev.lease.testing.TestTiming.seconds;
 
@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * that the holder's stale write lands after the successor's grant and before its first write. Interruptible: a
  * successor that loses its lease meanwhile stops waiting.
  */
-final class HeldAfterGrant implements LeaseWorker.BeforeWrite {
+public final class HeldAfterGrant implements LeaseWorker.BeforeWrite {
 
     private static final Duration BOUND = seconds(30);
 
@@ -22,7 +22,7 @@ final class HeldAfterGrant implements LeaseWorker.BeforeWrite {
     private volatile long token = -1;
 
     /** Holds the worker's first write. */
-    HeldAfterGrant() {
+    public HeldAfterGrant() {
         this(true);
     }
 
@@ -31,7 +31,7 @@ final class HeldAfterGrant implements LeaseWorker.BeforeWrite {
     }
 
     /** Holds nothing until {@link #arm()}. */
-    static HeldAfterGrant disarmed() {
+    public static HeldAfterGrant disarmed() {
         return new HeldAfterGrant(false);
     }
 
@@ -46,19 +46,19 @@ final class HeldAfterGrant implements LeaseWorker.BeforeWrite {
     }
 
     /** Waits until the worker holds a grant and waits before its first write; returns the grant's token. */
-    long awaitHeld() throws InterruptedException {
+    public long awaitHeld() throws InterruptedException {
         if (!held.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new IllegalStateException("the successor was not granted the lease within " + BOUND);
         }
         return token;
     }
 
-    void release() {
+    public void release() {
         released.countDown();
     }
 
     /** Holds the worker's next write the same way; only while the worker does not wait here. */
-    void arm() {
+    public void arm() {
         held = new CountDownLatch(1);
         released = new CountDownLatch(1);
         armed.set(true);

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.workload;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -17,12 +17,14 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import io.etcd.jetcd.Client;
 
+import dev.lease.faults.checker.History.Kind;
+import dev.lease.faults.checker.History.Outcome;
 import dev.lease.LeaseKind;
 import dev.lease.core.LeaseEngine;
-import dev.lease.faults.History.Kind;
-import dev.lease.faults.History.Outcome;
 import dev.lease.etcd.EtcdLeaseBackend;
 import dev.lease.etcd.EtcdTesting;
+import dev.lease.faults.harness.ChildHolder;
+import dev.lease.faults.mutants.Mutant;
 import dev.lease.jdbc.JdbcLeaseBackend;
 import dev.lease.spi.LeaseBackend;
 import dev.lease.zookeeper.ZooKeeperLeaseBackend;
@@ -39,7 +41,7 @@ import dev.lease.zookeeper.ZooKeeperLeaseBackend;
  */
 public final class HolderMain {
 
-    static final String PREFIX = "@@ ";
+    public static final String PREFIX = "@@ ";
 
     private HolderMain() {
     }

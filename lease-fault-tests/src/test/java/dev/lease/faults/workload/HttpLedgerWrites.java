@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.workload;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,6 +20,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.client.RestClient;
 
+import dev.lease.faults.mutants.Mutant;
 import dev.lease.fence.Fence;
 import dev.lease.fence.StaleTokenException;
 import dev.lease.fence.http.FencedRequest;

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.workload;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,6 +9,7 @@ import org.hibernate.Transaction;
 import org.hibernate.cfg.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import dev.lease.faults.mutants.Mutant;
 import dev.lease.fence.StaleTokenException;
 import dev.lease.fence.jpa.FenceColumn;
 import dev.lease.fence.jpa.MutantFenceRule;

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.workload;
 
 import java.util.HashSet;
 import java.util.Set;
@@ -7,8 +7,8 @@ import dev.lease.FencingToken;
 import dev.lease.LeaseLostException;
 import dev.lease.core.Election;
 import dev.lease.core.LeaseEngine;
-import dev.lease.faults.History.Kind;
-import dev.lease.faults.History.Outcome;
+import dev.lease.faults.checker.History.Kind;
+import dev.lease.faults.checker.History.Outcome;
 import dev.lease.leader.LeadershipGrantedEvent;
 import dev.lease.leader.LeadershipRevokedEvent;
 import dev.lease.testing.TestTiming;
@@ -37,7 +37,7 @@ import dev.lease.testing.TestTiming;
  * <p>Standing by closes the election (the term, if any, is given up at once, its work interrupted) and waits until the
  * work thread left the term; standing up again opens a new election on the same engine.
  */
-final class LeaderWorker implements Worker {
+public final class LeaderWorker implements Worker {
 
     private final int worker;
     private final LeaseEngine engine;
@@ -58,7 +58,7 @@ final class LeaderWorker implements Worker {
     private int closings;
     private volatile boolean holding;
 
-    LeaderWorker(int worker, LeaseEngine engine, Ledger ledger, LeaseWorker.Config config, EventSink sink,
+    public LeaderWorker(int worker, LeaseEngine engine, Ledger ledger, LeaseWorker.Config config, EventSink sink,
             LeaseWorker.BeforeWrite beforeWrite) {
         this.worker = worker;
         this.engine = engine;

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.workload;
 
 import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -14,11 +14,14 @@ import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 
+import dev.lease.faults.checker.History.Kind;
+import dev.lease.faults.checker.History.Op;
+import dev.lease.faults.checker.History.Outcome;
 import dev.lease.LeaseKind;
 import dev.lease.core.LeaseEngine;
-import dev.lease.faults.History.Kind;
-import dev.lease.faults.History.Op;
-import dev.lease.faults.History.Outcome;
+import dev.lease.faults.checker.History;
+import dev.lease.faults.checker.HistoryChecker;
+import dev.lease.faults.harness.ZooKeeperHolder;
 import dev.lease.memory.InMemoryLeaseBackend;
 
 /**

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.workload;
 
 import java.time.Duration;
 
@@ -7,8 +7,8 @@ import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;
 import dev.lease.LeaseTemplate;
 import dev.lease.LeaseUnavailableException;
-import dev.lease.faults.History.Kind;
-import dev.lease.faults.History.Outcome;
+import dev.lease.faults.checker.History.Kind;
+import dev.lease.faults.checker.History.Outcome;
 
 /**
  * One holder of a fault scenario, in this JVM or in a child: loops acquire → work → write(token) → release through
@@ -17,14 +17,14 @@ import dev.lease.faults.History.Outcome;
  * then the write, so a holder that is paused or cut off while holding wakes up and tries to write with its old token
  * unless the interrupt stops it first: that write is what the fence must refuse.
  */
-final class LeaseWorker implements Worker {
+public final class LeaseWorker implements Worker {
 
     /**
      * Runs in the holder's thread right before each write, with the token the write will carry: a child JVM uses it
      * to freeze its worker between deciding to write and writing, a successor to wait after its grant.
      */
     @FunctionalInterface
-    interface BeforeWrite {
+    public interface BeforeWrite {
 
         BeforeWrite NONE = token -> {
         };
@@ -63,14 +63,14 @@ final class LeaseWorker implements Worker {
      * What a worker leases and how long it holds; {@code fence}, when not null, is the resource whose fence the
      * engine advances at grant.
      */
-    record Config(String lease, LeaseKind kind, Duration ttl, Duration waitFor, Duration maxHold, long seed,
+    public record Config(String lease, LeaseKind kind, Duration ttl, Duration waitFor, Duration maxHold, long seed,
             String fence) {
 
-        Config(String lease, LeaseKind kind, Duration ttl, Duration waitFor, Duration maxHold, long seed) {
+        public Config(String lease, LeaseKind kind, Duration ttl, Duration waitFor, Duration maxHold, long seed) {
             this(lease, kind, ttl, waitFor, maxHold, seed, null);
         }
 
-        Config fencedAtGrant(String resource) {
+        public Config fencedAtGrant(String resource) {
             return new Config(lease, kind, ttl, waitFor, maxHold, seed, resource);
         }
 
@@ -91,11 +91,11 @@ final class LeaseWorker implements Worker {
     private boolean standingBy;
     private volatile boolean holding;
 
-    LeaseWorker(int worker, LeaseTemplate engine, Ledger ledger, Config config, EventSink sink) {
+    public LeaseWorker(int worker, LeaseTemplate engine, Ledger ledger, Config config, EventSink sink) {
         this(worker, engine, ledger, config, sink, BeforeWrite.NONE);
     }
 
-    LeaseWorker(int worker, LeaseTemplate engine, Ledger ledger, Config config, EventSink sink,
+    public LeaseWorker(int worker, LeaseTemplate engine, Ledger ledger, Config config, EventSink sink,
             BeforeWrite beforeWrite) {
         this.engine = engine;
         this.config = config;

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.workload;
 
 import java.util.List;
 import java.util.function.Function;
@@ -10,6 +10,8 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import dev.lease.FencingToken;
+import dev.lease.faults.checker.HistoryChecker;
+import dev.lease.faults.mutants.Mutant;
 import dev.lease.fence.JdbcFence;
 import dev.lease.fence.StaleTokenException;
 
@@ -19,9 +21,9 @@ import dev.lease.fence.StaleTokenException;
  * fence without comparing tokens, to prove the checker notices; it is also the honest model of an EFFICIENCY
  * lease's resource, which has no token to compare.
  */
-final class Ledger {
+public final class Ledger {
 
-    enum Check { FENCED, BROKEN }
+    public enum Check { FENCED, BROKEN }
 
     /**
      * Writes of a ledger that go elsewhere than through {@link JdbcFence} on this JVM's connection: through a fenced
@@ -44,7 +46,7 @@ final class Ledger {
     private final Writes writes;
 
     /** A fresh ledger for {@code resource}: creates the tables if needed and forgets earlier writes. */
-    Ledger(DataSource dataSource, Check check, String resource) {
+    public Ledger(DataSource dataSource, Check check, String resource) {
         this(dataSource, check, resource, true, null);
     }
 
@@ -52,7 +54,7 @@ final class Ledger {
      * A fresh ledger for {@code resource} written through a fenced JPA entity ({@link JpaLedgerWrites}) on the
      * database at {@code jdbcUrl}, the one {@code dataSource} reaches: the fence is the entity's column.
      */
-    static Ledger jpa(DataSource dataSource, String jdbcUrl, String resource) {
+    public static Ledger jpa(DataSource dataSource, String jdbcUrl, String resource) {
         return new Ledger(dataSource, Check.FENCED, resource, true, jdbc -> {
             JpaLedgerWrites.reset(jdbc, resource);
             return new JpaLedgerWrites(jdbcUrl, resource);
@@ -63,7 +65,7 @@ final class Ledger {
      * A fresh ledger for {@code resource} written through fenced HTTP calls ({@link HttpLedgerWrites}) to a service on
      * the database at {@code jdbcUrl}, the one {@code dataSource} reaches: the fence is the service's.
      */
-    static Ledger http(DataSource dataSource, String jdbcUrl, String resource) {
+    public static Ledger http(DataSource dataSource, String jdbcUrl, String resource) {
         return new Ledger(dataSource, Check.FENCED, resource, true, jdbc -> new HttpLedgerWrites(jdbcUrl, resource));
     }
 
@@ -71,7 +73,7 @@ final class Ledger {
      * A fresh ledger for {@code resource} written through {@code R2dbcFence} in reactive transactions
      * ({@link R2dbcLedgerWrites}) on the PostgreSQL server at {@code port}, the one {@code dataSource} reaches.
      */
-    static Ledger r2dbc(DataSource dataSource, int port, String resource) {
+    public static Ledger r2dbc(DataSource dataSource, int port, String resource) {
         return new Ledger(dataSource, Check.FENCED, resource, true, jdbc -> new R2dbcLedgerWrites(port, resource));
     }
 
@@ -94,7 +96,7 @@ final class Ledger {
     }
 
     /** A ledger another process reset: a child JVM writes to its parent's. */
-    static Ledger attach(DataSource dataSource, Check check, String resource) {
+    public static Ledger attach(DataSource dataSource, Check check, String resource) {
         return new Ledger(dataSource, check, resource, false, null);
     }
 
@@ -104,7 +106,7 @@ final class Ledger {
      * @return {@code true} when accepted, {@code false} when the fence refused a stale token
      * @throws RuntimeException when the database failed; the write may or may not have committed
      */
-    boolean write(String lease, long token, long writeId) {
+    public boolean write(String lease, long token, long writeId) {
         if (writes != null) {
             return writes.write(token, writeId);
         }
@@ -147,7 +149,7 @@ final class Ledger {
      *
      * @throws StaleTokenException when the fence refused the token; the caller's transaction must roll back
      */
-    void writeInCallersTransaction(FencingToken token, long writeId) {
+    public void writeInCallersTransaction(FencingToken token, long writeId) {
         // BROKEN too: the fence mutant must reach the @Transactional beans' writes as well.
         advance(token);
         jdbc.update("INSERT INTO fault_ledger (resource, token, write_id) VALUES (?, ?, ?)", resource, token.value(),
@@ -155,16 +157,16 @@ final class Ledger {
     }
 
     /** Same as {@link #write(String, long, long)} under the lease name {@code ledger}. */
-    boolean write(long token, long writeId) {
+    public boolean write(long token, long writeId) {
         return write("ledger", token, writeId);
     }
 
     /** The fence the ledger's writes check, for engines that advance it at grant. */
-    JdbcFence fence() {
+    public JdbcFence fence() {
         return fence;
     }
 
-    List<HistoryChecker.Accepted> accepted() {
+    public List<HistoryChecker.Accepted> accepted() {
         return jdbc.query("SELECT seq, token, write_id FROM fault_ledger WHERE resource = ? ORDER BY seq",
                 (rs, i) -> new HistoryChecker.Accepted(rs.getLong(1), rs.getLong(2), rs.getLong(3)), resource);
     }

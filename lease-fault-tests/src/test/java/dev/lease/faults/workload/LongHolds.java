@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.workload;
 
 import java.time.Duration;
 import java.util.Map;
@@ -9,14 +9,14 @@ import java.util.Random;
  * for a random time between {@code min} and {@code max}. Only renewal carries such a hold through; when a fault
  * stops the renewal the engine must interrupt the holder here, before it writes with a token whose lease expired.
  */
-final class LongHolds implements LeaseWorker.BeforeWrite {
+public final class LongHolds implements LeaseWorker.BeforeWrite {
 
     private final int percent;
     private final Duration min;
     private final Duration max;
     private final Random random;
 
-    LongHolds(int percent, Duration min, Duration max, long seed) {
+    public LongHolds(int percent, Duration min, Duration max, long seed) {
         this.percent = percent;
         this.min = min;
         this.max = max;

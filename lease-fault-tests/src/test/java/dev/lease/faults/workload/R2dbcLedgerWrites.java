@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.workload;
 
 import java.time.Duration;
 
@@ -11,6 +11,7 @@ import reactor.core.publisher.Mono;
 
 import dev.lease.FencingToken;
 import dev.lease.LeaseContext;
+import dev.lease.faults.mutants.Mutant;
 import dev.lease.fence.JdbcFence;
 import dev.lease.fence.R2dbcFence;
 import dev.lease.fence.StaleTokenException;

@@ -1,10 +1,12 @@
-package dev.lease.faults;
+package dev.lease.faults.workload;
 
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.lease.faults.History.Kind;
-import dev.lease.faults.History.Outcome;
+import dev.lease.faults.checker.History.Kind;
+import dev.lease.faults.checker.History.Outcome;
+
+import dev.lease.faults.mutants.Mutant;
 
 /**
  * The work a worker does while it holds a lease or leads a term, shared by {@link LeaseWorker} and

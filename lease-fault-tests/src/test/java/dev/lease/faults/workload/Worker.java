@@ -1,10 +1,10 @@
-package dev.lease.faults;
+package dev.lease.faults.workload;
 
 /**
  * A worker of a fault scenario that a harness can hold back and stop: a {@link LeaseWorker} looping over leased
  * sections, or a {@link LeaderWorker} campaigning for an election. Runs in a thread of its own ({@link #run()}).
  */
-interface Worker extends Runnable {
+public interface Worker extends Runnable {
 
     /** Ends the loop: {@link #run()} returns once the worker's current section or term is over. */
     void stop();

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.etcd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,6 +16,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import dev.lease.LeaseKind;
 import dev.lease.etcd.EtcdLeaseBackend;
 import dev.lease.etcd.EtcdTesting;
+import dev.lease.faults.checker.HistoryChecker;
+import dev.lease.faults.harness.CrashablePostgres;
+import dev.lease.faults.harness.Nemesis;
+import dev.lease.faults.harness.NemesisScenario;
+import dev.lease.faults.harness.ReusedConnections;
+import dev.lease.faults.harness.Soak;
+import dev.lease.faults.harness.ZooKeeperHolder;
+import dev.lease.faults.mutants.MutantRuns;
+import dev.lease.faults.workload.Ledger;
 import dev.lease.testing.EtcdServer;
 import dev.lease.testing.TcpProxy;
 import dev.lease.testing.TestTiming;

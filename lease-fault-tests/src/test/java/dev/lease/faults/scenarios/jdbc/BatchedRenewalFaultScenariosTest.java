@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.jdbc;
 
 import static dev.lease.testing.TestTiming.millis;
 import static dev.lease.testing.TestTiming.seconds;
@@ -34,6 +34,10 @@ import dev.lease.LeaseKind;
 import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;
 import dev.lease.core.LeaseEngine;
+import dev.lease.faults.harness.CrashablePostgres;
+import dev.lease.faults.harness.ReusedConnections;
+import dev.lease.faults.harness.Seeds;
+import dev.lease.faults.harness.ZooKeeperHolder;
 import dev.lease.jdbc.JdbcLeaseBackend;
 import dev.lease.spi.Grant;
 import dev.lease.spi.LeaseBackend;

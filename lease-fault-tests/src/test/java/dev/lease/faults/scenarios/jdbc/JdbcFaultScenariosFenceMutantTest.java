@@ -1,8 +1,11 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.jdbc;
+
+import dev.lease.faults.mutants.AgainstMutant;
+import dev.lease.faults.mutants.Mutant;
 
 /**
  * {@link JdbcFaultScenariosTest} against the fence without the comparison: each CORRECTNESS scenario must detect it.
  */
 @AgainstMutant(Mutant.FENCE)
-class JdbcFaultScenariosFenceMutantTest extends JdbcFaultScenariosTest {
+public class JdbcFaultScenariosFenceMutantTest extends JdbcFaultScenariosTest {
 }

@@ -1,6 +1,6 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.jdbc;
 
-import static dev.lease.faults.StaleWrites.pauseUntilTakenOver;
+import static dev.lease.faults.harness.StaleWrites.pauseUntilTakenOver;
 import static org.awaitility.Awaitility.await;
 
 import java.util.List;
@@ -11,13 +11,23 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.lease.LeaseKind;
 import dev.lease.core.LeaseEngine;
+import dev.lease.faults.harness.ChildHolder;
+import dev.lease.faults.harness.FaultRun;
+import dev.lease.faults.harness.Seeds;
+import dev.lease.faults.harness.Soak;
+import dev.lease.faults.harness.StaleWrites;
+import dev.lease.faults.mutants.Mutant;
+import dev.lease.faults.workload.FrozenWrite;
+import dev.lease.faults.workload.HeldAfterGrant;
+import dev.lease.faults.workload.LeaseWorker;
+import dev.lease.faults.workload.Ledger;
 import dev.lease.testing.TcpProxy;
 
 /**
  * Fault scenarios on the JDBC backend over PostgreSQL that strike the database and its connections: killed
  * connections, a frozen link to the lease store, a database restart and a seeded random mix.
  */
-class JdbcFaultScenariosTest extends JdbcScenarios {
+public class JdbcFaultScenariosTest extends JdbcScenarios {
 
     @Test
     void connectionKill() throws Exception {

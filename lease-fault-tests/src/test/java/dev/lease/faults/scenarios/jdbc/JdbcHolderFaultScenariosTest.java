@@ -1,9 +1,9 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.jdbc;
 
-import static dev.lease.faults.StaleWrites.assertFenceRefused;
-import static dev.lease.faults.StaleWrites.assertGrantWindowOpen;
-import static dev.lease.faults.StaleWrites.assertStaleWrites;
-import static dev.lease.faults.StaleWrites.pauseUntilTakenOver;
+import static dev.lease.faults.harness.StaleWrites.assertFenceRefused;
+import static dev.lease.faults.harness.StaleWrites.assertGrantWindowOpen;
+import static dev.lease.faults.harness.StaleWrites.assertStaleWrites;
+import static dev.lease.faults.harness.StaleWrites.pauseUntilTakenOver;
 import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,6 +18,18 @@ import org.junit.jupiter.api.Test;
 
 import dev.lease.LeaseKind;
 import dev.lease.core.LeaseEngine;
+import dev.lease.faults.checker.HistoryChecker;
+import dev.lease.faults.harness.ChildHolder;
+import dev.lease.faults.harness.ClockJumps;
+import dev.lease.faults.harness.Faketime;
+import dev.lease.faults.harness.FaultRun;
+import dev.lease.faults.harness.Seeds;
+import dev.lease.faults.harness.Soak;
+import dev.lease.faults.harness.StaleWrites;
+import dev.lease.faults.workload.HeldAfterGrant;
+import dev.lease.faults.workload.LeaderWorker;
+import dev.lease.faults.workload.LeaseWorker;
+import dev.lease.faults.workload.Ledger;
 
 /**
  * Fault scenarios on the JDBC backend over PostgreSQL that strike the holder: paused holders and leaders (SIGSTOP of
@@ -46,7 +58,7 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
         }
     }
 
-    /** As {@link #pausedHolder()}, fenced at grant, as {@link ZooKeeperHolderFaultScenariosTest#pausedHolderFencedAtGrant()}. */
+    /** As {@link #pausedHolder()}, fenced at grant, as {@code ZooKeeperHolderFaultScenariosTest.pausedHolderFencedAtGrant}. */
     @Test
     void pausedHolderFencedAtGrant() throws Exception {
         String lease = "jdbc-paused-fag";
@@ -71,7 +83,7 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
         }
     }
 
-    /** The window fence at grant closes, shown open; see {@link ZooKeeperHolderFaultScenariosTest}. */
+    /** The window fence at grant closes, shown open; see {@code ZooKeeperHolderFaultScenariosTest}. */
     @Test
     void pausedHolderWritesAfterTheSuccessorsGrant() throws Exception {
         String lease = "jdbc-paused-window";
@@ -92,7 +104,7 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
     }
 
     /**
-     * Leadership, as {@link ZooKeeperHolderFaultScenariosTest#pausedLeader()}: the leader of an election, in a child JVM, is
+     * Leadership, as {@code ZooKeeperHolderFaultScenariosTest.pausedLeader}: the leader of an election, in a child JVM, is
      * frozen right before a write of its term until its term's row expired and the in-process instance was elected;
      * let go, it writes with its old term's token, refused by the fence after the new leader's first write. Then the
      * child is frozen wherever it stands in a later term, until taken over. The in-process instance stands by (its

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,6 +18,16 @@ import org.mariadb.jdbc.MariaDbDataSource;
 
 import dev.lease.LeaseKind;
 import dev.lease.core.LeaseEngine;
+import dev.lease.faults.checker.HistoryChecker;
+import dev.lease.faults.harness.CrashablePostgres;
+import dev.lease.faults.harness.Nemesis;
+import dev.lease.faults.harness.NemesisScenario;
+import dev.lease.faults.harness.ReusedConnections;
+import dev.lease.faults.harness.Signals;
+import dev.lease.faults.harness.ZooKeeperHolder;
+import dev.lease.faults.mutants.MutantRuns;
+import dev.lease.faults.workload.LeaderWorker;
+import dev.lease.faults.workload.Ledger;
 import dev.lease.jdbc.JdbcLeaseBackend;
 import dev.lease.testing.MariaDbServer;
 import dev.lease.testing.TcpProxy;

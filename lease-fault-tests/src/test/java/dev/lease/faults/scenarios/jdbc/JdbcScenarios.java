@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.jdbc;
 
 import static dev.lease.testing.TestTiming.seconds;
 import static org.awaitility.Awaitility.await;
@@ -19,6 +19,15 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.lease.LeaseKind;
 import dev.lease.core.LeaseEngine;
+import dev.lease.faults.harness.ChildHolder;
+import dev.lease.faults.harness.CrashablePostgres;
+import dev.lease.faults.harness.FaultRun;
+import dev.lease.faults.harness.ReusedConnections;
+import dev.lease.faults.harness.StaleWrites;
+import dev.lease.faults.harness.ZooKeeperHolder;
+import dev.lease.faults.mutants.MutantRuns;
+import dev.lease.faults.workload.LeaseWorker;
+import dev.lease.faults.workload.Ledger;
 import dev.lease.jdbc.JdbcLeaseBackend;
 import dev.lease.spi.GrantFence;
 import dev.lease.testing.PostgresServer;

@@ -1,10 +1,12 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.jdbc;
 
 import org.junit.jupiter.api.Test;
 
+import dev.lease.faults.workload.Ledger;
+
 /**
  * The JPA workload on JDBC leases (PostgreSQL): the frozen-store-link scenario with its ledger written through a
- * fenced Hibernate entity ({@link JpaLedgerWrites}) instead of JdbcFence.
+ * fenced Hibernate entity ({@code JpaLedgerWrites}) instead of JdbcFence.
  */
 class JpaJdbcFaultScenariosTest extends JdbcScenarios {
 

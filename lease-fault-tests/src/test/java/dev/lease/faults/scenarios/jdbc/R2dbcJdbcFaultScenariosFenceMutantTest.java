@@ -1,4 +1,7 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.jdbc;
+
+import dev.lease.faults.mutants.AgainstMutant;
+import dev.lease.faults.mutants.Mutant;
 
 /**
  * {@link R2dbcJdbcFaultScenariosTest} against an R2DBC fence without the comparison: its CORRECTNESS scenario must

@@ -1,10 +1,12 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.jdbc;
 
 import org.junit.jupiter.api.Test;
 
+import dev.lease.faults.workload.Ledger;
+
 /**
  * The R2DBC workload on JDBC leases (PostgreSQL): the frozen-store-link scenario with its ledger written through
- * {@code R2dbcFence} in reactive transactions ({@link R2dbcLedgerWrites}) instead of JdbcFence. The stale write the
+ * {@code R2dbcFence} in reactive transactions ({@code R2dbcLedgerWrites}) instead of JdbcFence. The stale write the
  * scenario forces must be refused by the R2DBC fence, and the history checker must see no stale write accepted.
  */
 class R2dbcJdbcFaultScenariosTest extends JdbcScenarios {

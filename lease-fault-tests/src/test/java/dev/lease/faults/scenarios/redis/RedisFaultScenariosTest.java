@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.redis;
 
 import static dev.lease.testing.TestTiming.seconds;
 import static org.awaitility.Awaitility.await;
@@ -19,6 +19,13 @@ import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 
 import dev.lease.LeaseKind;
 import dev.lease.core.LeaseEngine;
+import dev.lease.faults.harness.FaultRun;
+import dev.lease.faults.harness.Signals;
+import dev.lease.faults.harness.Soak;
+import dev.lease.faults.harness.ZooKeeperHolder;
+import dev.lease.faults.mutants.MutantRuns;
+import dev.lease.faults.workload.LeaseWorker;
+import dev.lease.faults.workload.Ledger;
 import dev.lease.redis.RedisLeaseBackend;
 import dev.lease.testing.EmbeddedRedis;
 
@@ -28,7 +35,7 @@ import dev.lease.testing.EmbeddedRedis;
  * checks that no acknowledged write is lost.
  */
 @ExtendWith(MutantRuns.class)
-class RedisFaultScenariosTest {
+public class RedisFaultScenariosTest {
 
     private static final Duration TTL = seconds(2);
     private static final Duration HOLD = Duration.ofMillis(1500);

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,6 +13,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.lease.LeaseKind;
+import dev.lease.faults.checker.HistoryChecker;
+import dev.lease.faults.harness.CrashablePostgres;
+import dev.lease.faults.harness.Nemesis;
+import dev.lease.faults.harness.NemesisScenario;
+import dev.lease.faults.harness.ReusedConnections;
+import dev.lease.faults.harness.Signals;
+import dev.lease.faults.harness.ZooKeeperHolder;
+import dev.lease.faults.mutants.MutantRuns;
+import dev.lease.faults.workload.Ledger;
 import dev.lease.redis.RedlockLeaseBackend;
 import dev.lease.testing.EmbeddedRedis;
 import dev.lease.testing.TcpProxy;
@@ -28,7 +37,7 @@ import dev.lease.testing.TestTiming;
  * acknowledged write or a history that does not reconcile with the table.
  */
 @ExtendWith(MutantRuns.class)
-class RedlockNemesisTest {
+public class RedlockNemesisTest {
 
     private static final Duration TTL = TestTiming.millis(1500);
     private static final NemesisScenario.Holds HOLDS = new NemesisScenario.Holds(LeaseKind.EFFICIENCY, TTL,

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.spring;
 
 import static dev.lease.testing.TestTiming.seconds;
 
@@ -21,8 +21,9 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
+import dev.lease.faults.checker.History.Op;
 import dev.lease.LeaseUnavailableException;
-import dev.lease.faults.History.Op;
+import dev.lease.faults.checker.History;
 import dev.lease.testing.TcpProxy;
 
 /**

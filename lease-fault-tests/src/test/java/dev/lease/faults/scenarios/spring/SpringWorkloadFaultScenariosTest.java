@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.spring;
 
 import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,15 +24,26 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import dev.lease.faults.checker.History.Kind;
+import dev.lease.faults.checker.History.Op;
+import dev.lease.faults.scenarios.spring.WorkloadApp.AsyncJob;
+import dev.lease.faults.scenarios.spring.WorkloadApp.NestedOuter;
+import dev.lease.faults.scenarios.spring.WorkloadApp.TransactionalJob;
+import dev.lease.faults.scenarios.spring.WorkloadApp.Waiter;
+import dev.lease.faults.scenarios.spring.WorkloadRecorder.Section;
+import dev.lease.faults.scenarios.spring.WorkloadRecorder.Writer;
 import dev.lease.LeaseKind;
-import dev.lease.faults.History.Kind;
-import dev.lease.faults.History.Op;
-import dev.lease.faults.WorkloadApp.AsyncJob;
-import dev.lease.faults.WorkloadApp.NestedOuter;
-import dev.lease.faults.WorkloadApp.TransactionalJob;
-import dev.lease.faults.WorkloadApp.Waiter;
-import dev.lease.faults.WorkloadRecorder.Section;
-import dev.lease.faults.WorkloadRecorder.Writer;
+import dev.lease.faults.checker.History;
+import dev.lease.faults.checker.HistoryChecker;
+import dev.lease.faults.harness.FaultRun;
+import dev.lease.faults.harness.Seeds;
+import dev.lease.faults.harness.Soak;
+import dev.lease.faults.harness.StaleWrites;
+import dev.lease.faults.mutants.Mutant;
+import dev.lease.faults.mutants.MutantRuns;
+import dev.lease.faults.scenarios.zookeeper.ZooKeeperScenarios;
+import dev.lease.faults.workload.FrozenWrite;
+import dev.lease.faults.workload.Ledger;
 import dev.lease.testing.PostgresServer;
 
 /**

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.spring;
 
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -23,9 +23,10 @@ import dev.lease.LeaseUnavailableException;
 import dev.lease.Leased;
 import dev.lease.WhenBusy;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
-import dev.lease.faults.History.Op;
-import dev.lease.faults.WorkloadRecorder.Inside;
-import dev.lease.faults.WorkloadRecorder.Writer;
+import dev.lease.faults.workload.Worker;
+import dev.lease.faults.checker.History.Op;
+import dev.lease.faults.scenarios.spring.WorkloadRecorder.Inside;
+import dev.lease.faults.scenarios.spring.WorkloadRecorder.Writer;
 
 /**
  * The application of the Spring workload scenarios: the library's auto-configuration on ZooKeeper, transactions on

@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.spring;
 
 import javax.sql.DataSource;
 
@@ -8,9 +8,9 @@ import org.springframework.core.task.TaskDecorator;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
-import dev.lease.faults.History.Op;
-import dev.lease.faults.WorkloadApp.ScheduledJob;
-import dev.lease.faults.WorkloadApp.Workload;
+import dev.lease.faults.checker.History.Op;
+import dev.lease.faults.scenarios.spring.WorkloadApp.ScheduledJob;
+import dev.lease.faults.scenarios.spring.WorkloadApp.Workload;
 
 /**
  * Configurations an instance of {@link WorkloadApp} adds only when its scenario needs them. Not nested in

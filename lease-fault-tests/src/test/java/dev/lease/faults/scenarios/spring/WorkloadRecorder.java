@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.spring;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,14 +10,20 @@ import java.util.concurrent.ExecutionException;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import dev.lease.faults.checker.History.Kind;
+import dev.lease.faults.checker.History.Op;
+import dev.lease.faults.checker.History.Outcome;
 import dev.lease.FencingToken;
 import dev.lease.Lease;
 import dev.lease.LeaseContext;
 import dev.lease.LeaseLostException;
 import dev.lease.LeaseUnavailableException;
-import dev.lease.faults.History.Kind;
-import dev.lease.faults.History.Op;
-import dev.lease.faults.History.Outcome;
+import dev.lease.faults.checker.History;
+import dev.lease.faults.harness.FaultRun;
+import dev.lease.faults.mutants.Mutant;
+import dev.lease.faults.workload.FrozenWrite;
+import dev.lease.faults.workload.LeaseWorker;
+import dev.lease.faults.workload.Ledger;
 import dev.lease.fence.StaleTokenException;
 
 /**

@@ -1,10 +1,12 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.zookeeper;
 
 import org.junit.jupiter.api.Test;
 
+import dev.lease.faults.workload.Ledger;
+
 /**
  * The HTTP workload on ZooKeeper leases: the network-freeze scenario with its ledger written through fenced calls to a
- * ledger service ({@link HttpLedgerWrites}: {@code Fencing-Token} header, {@code @FencedRequest}, the service's
+ * ledger service ({@code HttpLedgerWrites}: {@code Fencing-Token} header, {@code @FencedRequest}, the service's
  * {@code JdbcFence}) instead of JdbcFence in the holder's JVM. The stale call the scenario forces must be answered
  * 409, and the history checker must see no stale write accepted.
  */

@@ -1,10 +1,12 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.zookeeper;
 
 import org.junit.jupiter.api.Test;
 
+import dev.lease.faults.workload.Ledger;
+
 /**
  * The JPA workload on ZooKeeper leases: the network-freeze scenario with its ledger written through a fenced
- * Hibernate entity ({@link JpaLedgerWrites}) instead of JdbcFence. The stale write the scenario forces must be refused
+ * Hibernate entity ({@code JpaLedgerWrites}) instead of JdbcFence. The stale write the scenario forces must be refused
  * by the entity's {@code @FenceColumn}, and the history checker must see no stale write accepted.
  */
 class JpaZooKeeperFaultScenariosTest extends ZooKeeperScenarios {

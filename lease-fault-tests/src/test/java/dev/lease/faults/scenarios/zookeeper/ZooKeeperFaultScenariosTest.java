@@ -1,6 +1,6 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.zookeeper;
 
-import static dev.lease.faults.StaleWrites.pauseUntilTakenOver;
+import static dev.lease.faults.harness.StaleWrites.pauseUntilTakenOver;
 import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -17,6 +17,19 @@ import org.apache.curator.test.TestingCluster;
 import org.junit.jupiter.api.Test;
 
 import dev.lease.LeaseKind;
+import dev.lease.faults.checker.History;
+import dev.lease.faults.harness.ChildHolder;
+import dev.lease.faults.harness.FaultRun;
+import dev.lease.faults.harness.Nemesis;
+import dev.lease.faults.harness.NemesisScenario;
+import dev.lease.faults.harness.Seeds;
+import dev.lease.faults.harness.Soak;
+import dev.lease.faults.harness.StaleWrites;
+import dev.lease.faults.harness.ZooKeeperHolder;
+import dev.lease.faults.workload.FrozenWrite;
+import dev.lease.faults.workload.LeaseWorker;
+import dev.lease.faults.workload.Ledger;
+import dev.lease.faults.workload.Worker;
 import dev.lease.testing.TcpProxy;
 
 /**

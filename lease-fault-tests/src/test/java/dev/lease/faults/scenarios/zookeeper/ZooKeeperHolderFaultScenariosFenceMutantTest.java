@@ -1,4 +1,7 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.zookeeper;
+
+import dev.lease.faults.mutants.AgainstMutant;
+import dev.lease.faults.mutants.Mutant;
 
 /**
  * {@link ZooKeeperHolderFaultScenariosTest} against the fence without the comparison: each CORRECTNESS scenario must detect it.

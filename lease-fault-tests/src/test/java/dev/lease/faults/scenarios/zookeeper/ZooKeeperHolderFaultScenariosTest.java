@@ -1,9 +1,9 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.zookeeper;
 
-import static dev.lease.faults.StaleWrites.assertFenceRefused;
-import static dev.lease.faults.StaleWrites.assertGrantWindowOpen;
-import static dev.lease.faults.StaleWrites.assertStaleWrites;
-import static dev.lease.faults.StaleWrites.pauseUntilTakenOver;
+import static dev.lease.faults.harness.StaleWrites.assertFenceRefused;
+import static dev.lease.faults.harness.StaleWrites.assertGrantWindowOpen;
+import static dev.lease.faults.harness.StaleWrites.assertStaleWrites;
+import static dev.lease.faults.harness.StaleWrites.pauseUntilTakenOver;
 import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -17,6 +17,19 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 import dev.lease.LeaseKind;
+import dev.lease.faults.checker.HistoryChecker;
+import dev.lease.faults.harness.ChildHolder;
+import dev.lease.faults.harness.ClockJumps;
+import dev.lease.faults.harness.Faketime;
+import dev.lease.faults.harness.FaultRun;
+import dev.lease.faults.harness.Seeds;
+import dev.lease.faults.harness.Soak;
+import dev.lease.faults.harness.StaleWrites;
+import dev.lease.faults.harness.ZooKeeperHolder;
+import dev.lease.faults.workload.HeldAfterGrant;
+import dev.lease.faults.workload.LeaderWorker;
+import dev.lease.faults.workload.LeaseWorker;
+import dev.lease.faults.workload.Ledger;
 
 /**
  * Fault scenarios on ZooKeeper that strike the holder: paused holders and leaders (SIGSTOP of a child JVM), their

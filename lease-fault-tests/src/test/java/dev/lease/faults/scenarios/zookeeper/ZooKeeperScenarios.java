@@ -1,4 +1,4 @@
-package dev.lease.faults;
+package dev.lease.faults.scenarios.zookeeper;
 
 import static dev.lease.testing.TestTiming.seconds;
 import static org.awaitility.Awaitility.await;
@@ -22,6 +22,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.lease.LeaseKind;
+import dev.lease.faults.harness.ChildHolder;
+import dev.lease.faults.harness.FaultRun;
+import dev.lease.faults.harness.StaleWrites;
+import dev.lease.faults.harness.ZooKeeperHolder;
+import dev.lease.faults.mutants.MutantRuns;
+import dev.lease.faults.workload.LeaseWorker;
+import dev.lease.faults.workload.Ledger;
 import dev.lease.testing.PostgresServer;
 
 /**
@@ -32,7 +39,7 @@ import dev.lease.testing.PostgresServer;
  * ({@link ZooKeeperFaultScenariosTest}), which the suite's test JVMs run at the same time.
  */
 @ExtendWith(MutantRuns.class)
-abstract class ZooKeeperScenarios {
+public abstract class ZooKeeperScenarios {
 
     static final int TICK_MS = 250;
     static final Duration SESSION = seconds(2);
@@ -101,7 +108,7 @@ abstract class ZooKeeperScenarios {
         return args;
     }
 
-    static InstanceSpec spec(int serverId) {
+    public static InstanceSpec spec(int serverId) {
         return new InstanceSpec(null, -1, -1, -1, true, serverId, TICK_MS, -1,
                 Map.of("maxSessionTimeout", "600000", "4lw.commands.whitelist", "*"));
     }
