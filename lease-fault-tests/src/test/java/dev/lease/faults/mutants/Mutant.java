@@ -21,7 +21,7 @@ import dev.lease.spi.LeaseBackend;
 /**
  * A deliberately broken piece of the system a fault scenario runs on, to measure the suite's detection power: a
  * scenario that passes against a mutant could not have caught that bug. {@link MutantRuns} runs a scenario class
- * against the mutant its {@link AgainstMutant} names (the fence mutant, in every build), or else the system property
+ * against the mutants {@link MutantRuns#mutantsFor} lists (the fence mutant, in every build), or else the system property
  * {@value #PROPERTY} (the extra surefire executions of {@code -Psoak} set it); the
  * suite's building blocks ask {@link #active()} which one is on: {@link Ledger} for its fence check, the engine
  * factory {@link #engine} for the backend and the engine, {@link LeaseWorker} for its section, and {@link FaultRun}

@@ -1,12 +1,19 @@
 package dev.lease.faults.mutants;
 
 import java.lang.reflect.Method;
+import java.util.List;
+import java.util.stream.Stream;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.InvocationInterceptor;
 import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
+import org.junit.jupiter.params.ParameterInfo;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.ArgumentsProvider;
+import org.junit.jupiter.params.support.ParameterDeclarations;
 import org.junit.platform.commons.support.AnnotationSupport;
 import org.opentest4j.TestAbortedException;
 
@@ -14,9 +21,9 @@ import dev.lease.LeaseKind;
 import dev.lease.faults.harness.FaultRun;
 
 /**
- * Runs the fault scenarios of a class ({@code @ExtendWith(MutantRuns.class)}) against the mutant that the class's
- * {@link AgainstMutant} names, or else {@value Mutant#PROPERTY}, when either names one; otherwise it stays out of
- * the way. In a mutant run a scenario
+ * The runs of a scenario class ({@link AgainstMutants}): as an {@link ArgumentsProvider} it lists the mutants the class
+ * runs against ({@link #mutantsFor}), one run of the class each; around every scenario of a mutant run it turns the
+ * mutant on. In a mutant run a scenario
  * that fails (the history check or the scenario's own assertions: any {@link AssertionError}) has <em>detected</em>
  * the mutant: that is recorded in {@link FaultDetection} and the test passes. A scenario that passes did not detect
  * it: recorded too, and a failure of the test only for a CORRECTNESS scenario against {@link Mutant#FENCE}, which
@@ -24,7 +31,7 @@ import dev.lease.faults.harness.FaultRun;
  * (a timeout, a child that did not start) is no detection: it is recorded as an error and fails the test where a
  * detection is required.
  */
-public final class MutantRuns implements InvocationInterceptor {
+public final class MutantRuns implements ArgumentsProvider, InvocationInterceptor {
 
     private static final Log log = LogFactory.getLog(MutantRuns.class);
 
@@ -41,16 +48,31 @@ public final class MutantRuns implements InvocationInterceptor {
         }
     }
 
-    /** The mutant the scenarios of {@code testClass} run against: its {@link AgainstMutant}, else the property's. */
-    static Mutant mutantFor(Class<?> testClass) {
-        return AnnotationSupport.findAnnotation(testClass, AgainstMutant.class).map(AgainstMutant::value)
-                .orElseGet(Mutant::requested);
+    /**
+     * The mutants {@code testClass} runs against, one run each: {@code requested} alone when it names one (the extra
+     * executions of {@code -Psoak}), otherwise the real thing and, unless its {@link AgainstMutants} says otherwise,
+     * the fence mutant.
+     */
+    static List<Mutant> mutantsFor(Class<?> testClass, Mutant requested) {
+        if (requested != Mutant.NONE) {
+            return List.of(requested);
+        }
+        boolean fence = AnnotationSupport.findAnnotation(testClass, AgainstMutants.class).map(AgainstMutants::fence)
+                .orElse(false);
+        return fence ? List.of(Mutant.NONE, Mutant.FENCE) : List.of(Mutant.NONE);
+    }
+
+    @Override
+    public Stream<? extends Arguments> provideArguments(ParameterDeclarations parameters, ExtensionContext context) {
+        return mutantsFor(context.getRequiredTestClass(), Mutant.requested()).stream().map(mutant -> Arguments.of(
+                Named.of(mutant == Mutant.NONE ? "real" : "against the " + mutant.title, mutant)));
     }
 
     @Override
     public void interceptTestMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> invocationContext,
             ExtensionContext extensionContext) throws Throwable {
-        Mutant mutant = mutantFor(extensionContext.getRequiredTestClass());
+        ParameterInfo parameters = ParameterInfo.get(extensionContext);
+        Mutant mutant = parameters == null ? Mutant.NONE : parameters.getArguments().get(0, Mutant.class);
         if (mutant == Mutant.NONE) {
             invocation.proceed();
             return;

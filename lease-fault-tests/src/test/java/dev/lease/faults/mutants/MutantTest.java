@@ -6,31 +6,23 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.platform.commons.support.AnnotationSupport;
+import org.junit.platform.commons.support.HierarchyTraversalMode;
 import org.junit.platform.commons.support.ReflectionSupport;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
 
+import dev.lease.faults.checker.History;
 import dev.lease.faults.checker.History.Kind;
 import dev.lease.faults.checker.History.Outcome;
-import dev.lease.faults.checker.History;
 import dev.lease.faults.checker.HistoryChecker;
-import dev.lease.faults.scenarios.jdbc.JdbcFaultScenariosFenceMutantTest;
-import dev.lease.faults.scenarios.jdbc.JdbcFaultScenariosTest;
-import dev.lease.faults.scenarios.redis.RedisFaultScenariosTest;
-import dev.lease.faults.scenarios.redis.RedisNemesisTest;
-import dev.lease.faults.scenarios.redis.RedlockNemesisTest;
 import dev.lease.faults.workload.Ledger;
 import dev.lease.memory.InMemoryLeaseBackend;
 import dev.lease.spi.Grant;
@@ -38,6 +30,8 @@ import dev.lease.spi.GrantRequest;
 
 /** The mutants must be the bugs they claim to be, and the measures around them must count what they say. */
 class MutantTest {
+
+    private static final String SCENARIOS = "dev.lease.faults.scenarios";
 
     private final DataSource db = new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2)
             .generateUniqueName(true).build();
@@ -101,35 +95,37 @@ class MutantTest {
     }
 
     @Test
-    void aFenceMutantClassRunsItsInheritedScenariosAgainstTheFenceMutant() {
-        assertThat(MutantRuns.mutantFor(JdbcFaultScenariosFenceMutantTest.class)).isEqualTo(Mutant.FENCE);
-        assertThat(MutantRuns.mutantFor(JdbcFaultScenariosTest.class)).isEqualTo(Mutant.requested());
+    void aScenarioClassRunsForRealThenAgainstTheFenceMutantOrOnlyAgainstTheMutantRequested() throws Exception {
+        Class<?> jdbc = Class.forName(SCENARIOS + ".jdbc.JdbcFaultScenariosTest");
+        Class<?> redis = Class.forName(SCENARIOS + ".redis.RedisNemesisTest");
+        assertThat(MutantRuns.mutantsFor(jdbc, Mutant.NONE)).containsExactly(Mutant.NONE, Mutant.FENCE);
+        assertThat(MutantRuns.mutantsFor(redis, Mutant.NONE)).containsExactly(Mutant.NONE);
+        assertThat(MutantRuns.mutantsFor(jdbc, Mutant.REPEATED_TOKEN)).containsExactly(Mutant.REPEATED_TOKEN);
+        assertThat(MutantRuns.mutantsFor(redis, Mutant.SWALLOWED_INTERRUPT)).containsExactly(Mutant.SWALLOWED_INTERRUPT);
     }
 
     /**
-     * ./mvnw verify must run every CORRECTNESS scenario against the fence mutant: each scenario class has a subclass
-     * that does, but the Redis and Redlock ones (EFFICIENCY only: their ledgers never compare tokens, nothing to break).
+     * ./mvnw verify must run every CORRECTNESS scenario against the fence mutant: every class of scenarios is a
+     * {@link FaultScenarios} that runs against it, but the Redis and Redlock ones (EFFICIENCY only: their ledgers never
+     * compare tokens, nothing to break) and the batched renewal one (no ledger: it checks which leases were lost).
      */
     @Test
     void everyCorrectnessScenarioClassRunsAgainstTheFenceMutant() {
-        Set<Class<?>> efficiencyOnly = Set.of(RedisFaultScenariosTest.class, RedisNemesisTest.class,
-                RedlockNemesisTest.class);
-        List<Class<?>> classes = ReflectionSupport.findAllClassesInPackage(MutantTest.class.getPackageName(),
-                type -> true, name -> true);
-        List<Class<?>> scenarioClasses = classes.stream()
-                .filter(type -> AnnotationSupport.findRepeatableAnnotations(type, ExtendWith.class).stream()
-                        .anyMatch(extend -> Arrays.asList(extend.value()).contains(MutantRuns.class)))
-                .filter(type -> !Modifier.isAbstract(type.getModifiers()))
-                .filter(type -> !type.isAnnotationPresent(AgainstMutant.class)).toList();
-        Set<Class<?>> againstFence = classes.stream()
-                .filter(type -> type.isAnnotationPresent(AgainstMutant.class)
-                        && type.getAnnotation(AgainstMutant.class).value() == Mutant.FENCE)
-                .map(Class::getSuperclass).collect(Collectors.toSet());
-        assertThat(scenarioClasses).as("scenario classes").hasSizeGreaterThanOrEqualTo(9)
-                .containsAll(efficiencyOnly);
-        assertThat(againstFence).as("scenario classes with a fence-mutant subclass")
-                .containsExactlyInAnyOrderElementsOf(
-                        scenarioClasses.stream().filter(type -> !efficiencyOnly.contains(type)).toList());
+        Set<String> efficiencyOnly = Set.of("RedisFaultScenariosTest", "RedisNemesisTest", "RedlockNemesisTest");
+        Set<String> withoutLedger = Set.of("BatchedRenewalFaultScenariosTest");
+        List<Class<?>> scenarioClasses = ReflectionSupport.findAllClassesInPackage(SCENARIOS,
+                type -> !Modifier.isAbstract(type.getModifiers()) && type.getEnclosingClass() == null
+                        && !ReflectionSupport.findMethods(type, method -> method.isAnnotationPresent(Test.class),
+                                HierarchyTraversalMode.TOP_DOWN).isEmpty(),
+                name -> true);
+        assertThat(scenarioClasses).as("scenario classes").hasSizeGreaterThanOrEqualTo(13);
+        assertThat(scenarioClasses).as("scenario classes that are not FaultScenarios")
+                .filteredOn(type -> !FaultScenarios.class.isAssignableFrom(type)).extracting(Class::getSimpleName)
+                .containsExactlyInAnyOrderElementsOf(withoutLedger);
+        assertThat(scenarioClasses).as("scenario classes that ./mvnw verify does not run against the fence mutant")
+                .filteredOn(FaultScenarios.class::isAssignableFrom)
+                .filteredOn(type -> !MutantRuns.mutantsFor(type, Mutant.NONE).contains(Mutant.FENCE))
+                .extracting(Class::getSimpleName).containsExactlyInAnyOrderElementsOf(efficiencyOnly);
     }
 
     @Test

@@ -11,7 +11,6 @@ import javax.sql.DataSource;
 
 import io.etcd.jetcd.Client;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.lease.LeaseKind;
 import dev.lease.etcd.EtcdLeaseBackend;
@@ -23,7 +22,7 @@ import dev.lease.faults.harness.NemesisScenario;
 import dev.lease.faults.harness.ReusedConnections;
 import dev.lease.faults.harness.Soak;
 import dev.lease.faults.harness.ZooKeeperHolder;
-import dev.lease.faults.mutants.MutantRuns;
+import dev.lease.faults.mutants.FaultScenarios;
 import dev.lease.faults.workload.Ledger;
 import dev.lease.testing.EtcdServer;
 import dev.lease.testing.TcpProxy;
@@ -37,8 +36,7 @@ import dev.lease.testing.TestTiming;
  * to both are frozen, cut, slowed and reset, and the children are paused, on random timers, overlapping, whoever
  * holds. The instances also campaign for one election and write in their terms, under the same faults.
  */
-@ExtendWith(MutantRuns.class)
-class EtcdNemesisTest {
+class EtcdNemesisTest extends FaultScenarios {
 
     /** etcd leases have whole seconds, and etcd grants at least about 2 s whatever is asked (its minimum ttl). */
     private static final Duration TTL = TestTiming.millis(2000);

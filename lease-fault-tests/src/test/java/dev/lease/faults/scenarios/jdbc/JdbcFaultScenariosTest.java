@@ -27,7 +27,7 @@ import dev.lease.testing.TcpProxy;
  * Fault scenarios on the JDBC backend over PostgreSQL that strike the database and its connections: killed
  * connections, a frozen link to the lease store, a database restart and a seeded random mix.
  */
-public class JdbcFaultScenariosTest extends JdbcScenarios {
+class JdbcFaultScenariosTest extends JdbcScenarios {
 
     @Test
     void connectionKill() throws Exception {

@@ -13,7 +13,6 @@ import javax.sql.DataSource;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.mariadb.jdbc.MariaDbDataSource;
 
 import dev.lease.LeaseKind;
@@ -25,7 +24,7 @@ import dev.lease.faults.harness.NemesisScenario;
 import dev.lease.faults.harness.ReusedConnections;
 import dev.lease.faults.harness.Signals;
 import dev.lease.faults.harness.ZooKeeperHolder;
-import dev.lease.faults.mutants.MutantRuns;
+import dev.lease.faults.mutants.FaultScenarios;
 import dev.lease.faults.workload.LeaderWorker;
 import dev.lease.faults.workload.Ledger;
 import dev.lease.jdbc.JdbcLeaseBackend;
@@ -43,8 +42,7 @@ import dev.lease.testing.TestTiming;
  * timers, overlapping, whoever holds. The instances also campaign for one election ({@link LeaderWorker}) and write in
  * their terms, under the same faults.
  */
-@ExtendWith(MutantRuns.class)
-class JdbcNemesisTest {
+class JdbcNemesisTest extends FaultScenarios {
 
     private static final Duration TTL = TestTiming.millis(1500);
     private static final NemesisScenario.Holds HOLDS = new NemesisScenario.Holds(LeaseKind.CORRECTNESS, TTL,

@@ -12,10 +12,9 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 import org.awaitility.core.ConditionTimeoutException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 
 import dev.lease.LeaseKind;
 import dev.lease.core.LeaseEngine;
@@ -25,7 +24,7 @@ import dev.lease.faults.harness.FaultRun;
 import dev.lease.faults.harness.ReusedConnections;
 import dev.lease.faults.harness.StaleWrites;
 import dev.lease.faults.harness.ZooKeeperHolder;
-import dev.lease.faults.mutants.MutantRuns;
+import dev.lease.faults.mutants.FaultScenarios;
 import dev.lease.faults.workload.LeaseWorker;
 import dev.lease.faults.workload.Ledger;
 import dev.lease.jdbc.JdbcLeaseBackend;
@@ -39,8 +38,7 @@ import dev.lease.testing.TcpProxy;
  * scenarios are in two classes, faults on the holder ({@link JdbcHolderFaultScenariosTest}) and on the database and
  * its connections ({@link JdbcFaultScenariosTest}), which the suite's test JVMs run at the same time.
  */
-@ExtendWith(MutantRuns.class)
-abstract class JdbcScenarios {
+abstract class JdbcScenarios extends FaultScenarios {
 
     static final Duration TTL = seconds(2);
     static final Duration WAIT = seconds(3);
@@ -53,13 +51,13 @@ abstract class JdbcScenarios {
     /** Restarted on its own data directory and port, so a restart keeps the lease table, the ledger and the URLs. */
     static PostgresServer postgres;
 
-    @BeforeAll
+    @BeforeParameterizedClassInvocation
     static void start() throws Exception {
         postgres = PostgresServer.start();
         new JdbcLeaseBackend(postgres.dataSource()).createSchema();
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     static void stop() throws IOException {
         // Shared by every scenario class of this base that a reused test JVM runs: none may close another's server.
         if (postgres != null) {

@@ -8,14 +8,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
 import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 
 import dev.lease.LeaseKind;
 import dev.lease.core.LeaseEngine;
@@ -23,7 +22,8 @@ import dev.lease.faults.harness.FaultRun;
 import dev.lease.faults.harness.Signals;
 import dev.lease.faults.harness.Soak;
 import dev.lease.faults.harness.ZooKeeperHolder;
-import dev.lease.faults.mutants.MutantRuns;
+import dev.lease.faults.mutants.AgainstMutants;
+import dev.lease.faults.mutants.FaultScenarios;
 import dev.lease.faults.workload.LeaseWorker;
 import dev.lease.faults.workload.Ledger;
 import dev.lease.redis.RedisLeaseBackend;
@@ -34,8 +34,8 @@ import dev.lease.testing.EmbeddedRedis;
  * fencing token, so nothing stops a second holder: the suite counts the overlaps instead of failing, and still
  * checks that no acknowledged write is lost.
  */
-@ExtendWith(MutantRuns.class)
-public class RedisFaultScenariosTest {
+@AgainstMutants(fence = false)
+class RedisFaultScenariosTest extends FaultScenarios {
 
     private static final Duration TTL = seconds(2);
     private static final Duration HOLD = Duration.ofMillis(1500);
@@ -45,12 +45,12 @@ public class RedisFaultScenariosTest {
     private static EmbeddedRedis redis;
     private final List<LettuceConnectionFactory> factories = new ArrayList<>();
 
-    @BeforeAll
+    @BeforeParameterizedClassInvocation
     static void start() throws IOException {
         redis = EmbeddedRedis.start();
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     static void stop() throws IOException {
         if (redis != null) {
             redis.close();

@@ -9,7 +9,6 @@ import java.util.List;
 import javax.sql.DataSource;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.lease.LeaseKind;
@@ -20,7 +19,8 @@ import dev.lease.faults.harness.NemesisScenario;
 import dev.lease.faults.harness.ReusedConnections;
 import dev.lease.faults.harness.Signals;
 import dev.lease.faults.harness.ZooKeeperHolder;
-import dev.lease.faults.mutants.MutantRuns;
+import dev.lease.faults.mutants.AgainstMutants;
+import dev.lease.faults.mutants.FaultScenarios;
 import dev.lease.faults.workload.Ledger;
 import dev.lease.redis.RedlockLeaseBackend;
 import dev.lease.testing.EmbeddedRedis;
@@ -36,8 +36,8 @@ import dev.lease.testing.TestTiming;
  * nodes of three restarted empty within a ttl hand a lease out twice, see docs/redlock.md), and fails on a lost
  * acknowledged write or a history that does not reconcile with the table.
  */
-@ExtendWith(MutantRuns.class)
-public class RedlockNemesisTest {
+@AgainstMutants(fence = false)
+class RedlockNemesisTest extends FaultScenarios {
 
     private static final Duration TTL = TestTiming.millis(1500);
     private static final NemesisScenario.Holds HOLDS = new NemesisScenario.Holds(LeaseKind.EFFICIENCY, TTL,

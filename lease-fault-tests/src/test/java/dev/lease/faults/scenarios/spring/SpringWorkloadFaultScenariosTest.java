@@ -19,10 +19,9 @@ import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 
 import dev.lease.faults.checker.History.Kind;
 import dev.lease.faults.checker.History.Op;
@@ -40,7 +39,7 @@ import dev.lease.faults.harness.Seeds;
 import dev.lease.faults.harness.Soak;
 import dev.lease.faults.harness.StaleWrites;
 import dev.lease.faults.mutants.Mutant;
-import dev.lease.faults.mutants.MutantRuns;
+import dev.lease.faults.mutants.FaultScenarios;
 import dev.lease.faults.scenarios.zookeeper.ZooKeeperScenarios;
 import dev.lease.faults.workload.FrozenWrite;
 import dev.lease.faults.workload.Ledger;
@@ -62,8 +61,7 @@ import dev.lease.testing.PostgresServer;
  * <p>Every scenario starts with one {@linkplain #forcedStaleWrite forced stale write}: its own faults rarely make a
  * body write after a successor's write, so without it a fence that does not compare would go unnoticed.
  */
-@ExtendWith(MutantRuns.class)
-class SpringWorkloadFaultScenariosTest {
+class SpringWorkloadFaultScenariosTest extends FaultScenarios {
 
     private static final Log log = LogFactory.getLog(SpringWorkloadFaultScenariosTest.class);
 
@@ -92,7 +90,7 @@ class SpringWorkloadFaultScenariosTest {
     private static DataSource ledgerDatabase;
     private static TestingServer zookeeper;
 
-    @BeforeAll
+    @BeforeParameterizedClassInvocation
     static void start() throws Exception {
         postgres = PostgresServer.start();
         // One instance: transactions bind connections by DataSource, and the beans' must be the ledger's.
@@ -100,7 +98,7 @@ class SpringWorkloadFaultScenariosTest {
         zookeeper = new TestingServer(ZooKeeperScenarios.spec(-1), true);
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     static void stop() throws Exception {
         if (zookeeper != null) {
             zookeeper.close();

@@ -10,7 +10,6 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import dev.lease.LeaseKind;
 import dev.lease.faults.checker.HistoryChecker;
@@ -20,7 +19,7 @@ import dev.lease.faults.harness.NemesisScenario;
 import dev.lease.faults.harness.ReusedConnections;
 import dev.lease.faults.harness.ZooKeeperHolder;
 import dev.lease.faults.harness.ZooKeeperServerProcess;
-import dev.lease.faults.mutants.MutantRuns;
+import dev.lease.faults.mutants.FaultScenarios;
 import dev.lease.faults.workload.LeaderWorker;
 import dev.lease.faults.workload.Ledger;
 import dev.lease.testing.TcpProxy;
@@ -35,8 +34,7 @@ import dev.lease.testing.TestTiming;
  * and the child is paused, all on random timers, overlapping, whoever holds. The instances also campaign for one
  * election ({@link LeaderWorker}) and write in their terms, under the same faults.
  */
-@ExtendWith(MutantRuns.class)
-class ZooKeeperNemesisTest {
+class ZooKeeperNemesisTest extends FaultScenarios {
 
     private static final int TICK_MS = 250;
     private static final Duration SESSION = TestTiming.millis(1500);

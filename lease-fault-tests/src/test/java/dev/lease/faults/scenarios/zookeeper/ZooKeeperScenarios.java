@@ -17,16 +17,15 @@ import java.util.stream.IntStream;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 
 import dev.lease.LeaseKind;
 import dev.lease.faults.harness.ChildHolder;
 import dev.lease.faults.harness.FaultRun;
 import dev.lease.faults.harness.StaleWrites;
 import dev.lease.faults.harness.ZooKeeperHolder;
-import dev.lease.faults.mutants.MutantRuns;
+import dev.lease.faults.mutants.FaultScenarios;
 import dev.lease.faults.workload.LeaseWorker;
 import dev.lease.faults.workload.Ledger;
 import dev.lease.testing.PostgresServer;
@@ -38,8 +37,7 @@ import dev.lease.testing.PostgresServer;
  * holder ({@link ZooKeeperHolderFaultScenariosTest}) and on the store and the network
  * ({@link ZooKeeperFaultScenariosTest}), which the suite's test JVMs run at the same time.
  */
-@ExtendWith(MutantRuns.class)
-public abstract class ZooKeeperScenarios {
+public abstract class ZooKeeperScenarios extends FaultScenarios {
 
     static final int TICK_MS = 250;
     static final Duration SESSION = seconds(2);
@@ -52,13 +50,13 @@ public abstract class ZooKeeperScenarios {
     static PostgresServer postgres;
     static TestingServer zookeeper;
 
-    @BeforeAll
+    @BeforeParameterizedClassInvocation
     static void start() throws Exception {
         postgres = PostgresServer.start();
         zookeeper = new TestingServer(spec(-1), true);
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     static void stop() throws Exception {
         // Shared by every scenario class of this base that a reused test JVM runs: none may close another's servers.
         if (zookeeper != null) {
