@@ -55,14 +55,13 @@ import dev.lease.testing.TestTiming;
  */
 public final class LeaderDemo {
 
-    private static final String CONNECT_STRING = "--lease.zookeeper.connect-string=";
-
     private final PrintStream out;
     private final Duration patience;
     private final Timeline timeline;
     private final JobThreadFaults faults;
     private final List<String> problems = new ArrayList<>();
-    private final List<Instance> instances = new ArrayList<>();
+    private final List<DemoInstance> instances = new ArrayList<>();
+    private final OutboxCheck outboxCheck;
 
     /**
      * A demo to run once.
@@ -75,6 +74,7 @@ public final class LeaderDemo {
         this.patience = patience;
         this.timeline = new Timeline(out);
         this.faults = new JobThreadFaults(timeline, patience);
+        this.outboxCheck = new OutboxCheck(out, timeline, problems);
     }
 
     /**
@@ -91,44 +91,21 @@ public final class LeaderDemo {
     record Result(List<Entry> timeline, List<Reminders.Message> outbox, List<String> problems) {
     }
 
-    /** One application instance and its link to ZooKeeper. */
-    private record Instance(String name, TcpProxy link, ConfigurableApplicationContext context) {
-
-        Leadership leadership() {
-            return context.getBean(LeaderElections.class).get(Reminders.JOB);
-        }
-
-        long token() {
-            return leadership().token().orElseThrow(() -> new IllegalStateException(name + " does not lead")).value();
-        }
-
-        ReminderJob job() {
-            return context.getBean(ReminderJob.class);
-        }
-
-        OutboxRelay relay() {
-            return context.getBean(OutboxRelay.class);
-        }
-
-        String setting(String property) {
-            return context.getEnvironment().getProperty(property);
-        }
-    }
-
     Result run(String... args) throws Exception {
         // What Spring Boot does as an application starts: hold log output back until logging is configured (root
         // WARN, by the first instance), so that an embedded ZooKeeper starting now does not flood the timeline.
         LoggingSystem.get(LeaderDemo.class.getClassLoader()).beforeInitialize();
-        String zookeeper = Arrays.stream(args).filter(a -> a.startsWith(CONNECT_STRING)).findFirst()
-                .map(a -> a.substring(CONNECT_STRING.length()))
+        String zookeeper = Arrays.stream(args).filter(a -> a.startsWith(DemoInstance.CONNECT_STRING)).findFirst()
+                .map(a -> a.substring(DemoInstance.CONNECT_STRING.length()))
                 .orElseGet(() -> EmbeddedZooKeeper.shared().connectString());
-        String[] passedOn = Arrays.stream(args).filter(a -> !a.startsWith(CONNECT_STRING)).toArray(String[]::new);
+        String[] passedOn = Arrays.stream(args).filter(a -> !a.startsWith(DemoInstance.CONNECT_STRING)).toArray(String[]::new);
         section("(a) Instances A, B and C of the reminder service start, each with a link of its own to ZooKeeper. "
                 + "Each schedules the job; only the leader of '" + Reminders.JOB + "' runs it.");
         List<Reminders.Message> outbox = List.of();
         try {
             for (String name : List.of("A", "B", "C")) {
-                instances.add(start(name, port(zookeeper), passedOn));
+                instances.add(DemoInstance.start(name, DemoInstance.port(zookeeper), passedOn,
+                        timeline.listener(name, faults)));
             }
             Reminders reminders = instances.get(0).context().getBean(Reminders.class);
             try {
@@ -141,20 +118,20 @@ public final class LeaderDemo {
             catch (TimeoutException ex) {
                 problems.add("The demo stopped early: " + ex.getMessage());
             }
-            outbox = writtenInThisRun(reminders);
-            checkOutbox(outbox);
-            checkTokensRise();
+            outbox = outboxCheck.writtenInThisRun(reminders);
+            outboxCheck.everyBatchOnce(outbox);
+            outboxCheck.tokensRise();
         }
         finally {
             timeline.seal();
             faults.releaseAll();
-            for (Instance instance : instances) {
+            for (DemoInstance instance : instances) {
                 instance.link().unfreeze();
                 instance.context().close();
                 instance.link().close();
             }
         }
-        printOutbox(outbox);
+        outboxCheck.print(outbox);
         out.println();
         if (problems.isEmpty()) {
             out.println("One leader at a time; no batch was written twice. The frozen link was stopped by the "
@@ -168,9 +145,9 @@ public final class LeaderDemo {
 
     /** (a) Exactly one instance leads, runs the job and the relay; the job returns at once on the others. */
     private void oneLeader() throws Exception {
-        Instance leader = awaitLeader();
+        DemoInstance leader = awaitLeader();
         await(0, e -> e.is(leader.name(), "WROTE"), leader.name() + "'s job to write a batch");
-        for (Instance other : others(leader)) {
+        for (DemoInstance other : others(leader)) {
             int mark = timeline.mark();
             Optional<Long> written = other.job().sendReminders();
             if (written.isPresent() || after(mark, e -> e.instance().equals(other.name())
@@ -182,7 +159,7 @@ public final class LeaderDemo {
                         + "not the leader, nothing written");
             }
         }
-        for (Instance instance : instances) {
+        for (DemoInstance instance : instances) {
             if (instance.relay().isRunning() != (instance == leader)) {
                 problems.add(instance.name() + "'s outbox relay is " + (instance.relay().isRunning() ? "" : "not ")
                         + "running, and " + leader.name() + " leads");
@@ -192,7 +169,7 @@ public final class LeaderDemo {
 
     /** (b) The leader's link freezes while its job runs: the job is interrupted, the relay stops, another leads. */
     private void frozenLink() throws Exception {
-        Instance leader = awaitLeader();
+        DemoInstance leader = awaitLeader();
         long term = leader.token();
         section("(b) " + leader.name() + "'s link to ZooKeeper freezes while its job runs (session timeout "
                 + leader.setting("lease.zookeeper.session-timeout") + ")");
@@ -212,7 +189,7 @@ public final class LeaderDemo {
             problems.add(leader.name() + "'s run ended (" + lost.text() + ") without being interrupted");
         }
         await(frozen, e -> e.is(leader.name(), "RELAY_STOPPED"), leader.name() + "'s relay to stop");
-        Instance next = awaitSuccessor(frozen, leader, term);
+        DemoInstance next = awaitSuccessor(frozen, leader, term);
         await(frozen, e -> e.is(next.name(), "WROTE"), next.name() + "'s job to write a batch");
         if (after(frozen, e -> e.is(leader.name(), "WROTE"))) {
             problems.add(leader.name() + " wrote a batch after its link froze");
@@ -227,7 +204,7 @@ public final class LeaderDemo {
      * written the batch, it wakes up and writes the same batch with its old token: refused.
      */
     private void pausedLeader(Reminders reminders) throws Exception {
-        Instance leader = awaitLeader();
+        DemoInstance leader = awaitLeader();
         long term = leader.token();
         section("(c) A paused leader: " + leader.name() + "'s job thread gets stuck in a call that ignores interrupts "
                 + "and its link freezes. Together they stand for a GC pause or a stalled VM, which stops the job and "
@@ -245,7 +222,7 @@ public final class LeaderDemo {
                 + ": job thread stuck, link frozen (a GC pause or a stalled VM)");
 
         await(paused, e -> e.is(leader.name(), "REVOKED"), leader.name() + "'s term to end");
-        Instance next = awaitSuccessor(paused, leader, term);
+        DemoInstance next = awaitSuccessor(paused, leader, term);
         await(paused, e -> e.is(next.name(), "WROTE") && e.batch() == batch, next.name() + " to write batch " + batch);
         if (!deaf.interrupted()) {
             problems.add(leader.name() + "'s job thread was never interrupted although its term ended");
@@ -265,7 +242,7 @@ public final class LeaderDemo {
         if (!lost.text().contains("StaleTokenException")) {
             problems.add(leader.name() + "'s run ended otherwise than by the refused write: " + lost.text());
         }
-        List<Reminders.Message> written = writtenInThisRun(reminders).stream().filter(m -> m.batch() == batch)
+        List<Reminders.Message> written = outboxCheck.writtenInThisRun(reminders).stream().filter(m -> m.batch() == batch)
                 .toList();
         if (written.size() != 1 || !written.get(0).writtenBy().equals(next.name())) {
             problems.add("Batch " + batch + " should be in the outbox once, written by " + next.name() + ": "
@@ -275,7 +252,7 @@ public final class LeaderDemo {
 
     /** (d) The leader yields: another instance leads at once, with a higher token. */
     private void yieldLeadership() throws Exception {
-        Instance leader = awaitLeader();
+        DemoInstance leader = awaitLeader();
         long term = leader.token();
         section("(d) " + leader.name() + " calls yieldLeadership(), as before a rolling deploy");
         int mark = timeline.mark();
@@ -286,7 +263,7 @@ public final class LeaderDemo {
         if (!revoked.text().contains("yielded")) {
             problems.add(leader.name() + "'s term ended otherwise than by the yield: " + revoked.text());
         }
-        Instance next = awaitSuccessor(mark, leader, term);
+        DemoInstance next = awaitSuccessor(mark, leader, term);
         Duration took = Duration.ofNanos(System.nanoTime() - start);
         await(mark, e -> e.is(next.name(), "WROTE"), next.name() + "'s job to write a batch");
         timeline.note(next.name(), "NOTE", String.format(Locale.ROOT, "led %.2fs after the yield: a released lease "
@@ -294,14 +271,14 @@ public final class LeaderDemo {
     }
 
     /** Waits until exactly one instance leads, and returns it; more than one at a time is a problem. */
-    private Instance awaitLeader() throws InterruptedException, TimeoutException {
-        List<Instance> found = new ArrayList<>();
+    private DemoInstance awaitLeader() throws InterruptedException, TimeoutException {
+        List<DemoInstance> found = new ArrayList<>();
         boolean[] reported = {false};
         awaitCondition(() -> {
-            List<Instance> leaders = instances.stream().filter(i -> i.leadership().isLeader()).toList();
+            List<DemoInstance> leaders = instances.stream().filter(i -> i.leadership().isLeader()).toList();
             if (leaders.size() > 1 && !reported[0]) {
                 reported[0] = true;
-                problems.add("Two leaders at once: " + leaders.stream().map(Instance::name).toList());
+                problems.add("Two leaders at once: " + leaders.stream().map(DemoInstance::name).toList());
             }
             if (leaders.size() == 1) {
                 found.add(leaders.get(0));
@@ -312,7 +289,7 @@ public final class LeaderDemo {
     }
 
     /** Waits, from {@code mark} on, for another instance than {@code former} to be granted a term. */
-    private Instance awaitSuccessor(int mark, Instance former, long formerToken)
+    private DemoInstance awaitSuccessor(int mark, DemoInstance former, long formerToken)
             throws InterruptedException, TimeoutException {
         Entry granted = await(mark, e -> e.what().equals("GRANTED") && !e.instance().equals(former.name()),
                 "another instance to lead");
@@ -323,78 +300,7 @@ public final class LeaderDemo {
         return instances.stream().filter(i -> i.name().equals(granted.instance())).findFirst().orElseThrow();
     }
 
-    /** Every batch once, in order; none lost, none twice. */
-    private void checkOutbox(List<Reminders.Message> outbox) {
-        Map<Long, List<String>> byBatch = outbox.stream().collect(Collectors.groupingBy(Reminders.Message::batch,
-                TreeMap::new, Collectors.mapping(Reminders.Message::writtenBy, Collectors.toList())));
-        byBatch.forEach((batch, writers) -> {
-            if (writers.size() > 1) {
-                problems.add("Batch " + batch + " was written " + writers.size() + " times, by " + writers);
-            }
-        });
-        long[] batches = outbox.stream().mapToLong(Reminders.Message::batch).toArray();
-        for (int i = 1; i < batches.length; i++) {
-            if (batches[i] != batches[i - 1] + 1) {
-                problems.add("The outbox's batches do not follow each other: " + Arrays.toString(batches));
-                break;
-            }
-        }
-        if (outbox.isEmpty()) {
-            problems.add("No batch was written");
-        }
-    }
-
-    /**
-     * The outbox rows written by the terms of this run: the database outlives a run when the demo runs twice in one
-     * JVM (tests), and tokens keep rising on the shared ZooKeeper.
-     */
-    private List<Reminders.Message> writtenInThisRun(Reminders reminders) {
-        long firstTerm = timeline.entries().stream().filter(e -> e.what().equals("GRANTED"))
-                .mapToLong(Entry::token).min().orElse(Long.MAX_VALUE);
-        return reminders.outbox().stream().filter(m -> m.token() >= firstTerm).toList();
-    }
-
-    /** Each term's token is higher than the one before, whoever was granted it. */
-    private void checkTokensRise() {
-        long previous = 0;
-        for (Entry entry : timeline.entries()) {
-            if (entry.what().equals("GRANTED")) {
-                if (entry.token() <= previous) {
-                    problems.add("Term token " + entry.token() + " of " + entry.instance() + " is not above "
-                            + previous);
-                }
-                previous = entry.token();
-            }
-        }
-    }
-
-    private void printOutbox(List<Reminders.Message> outbox) {
-        out.println();
-        out.println("The outbox (written by the leader's job with its term's token, sent by the leader's relay):");
-        out.println("  batch  written by  token  sent by");
-        for (Reminders.Message message : outbox) {
-            out.printf(Locale.ROOT, "  %5d  %-10s  %5d  %s%n", message.batch(), message.writtenBy(), message.token(),
-                    message.sentBy() == null ? "-" : message.sentBy());
-        }
-    }
-
-    private Instance start(String name, int zookeeperPort, String[] args) {
-        TcpProxy link;
-        try {
-            link = new TcpProxy(zookeeperPort);
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException("Could not open a link to ZooKeeper for instance " + name, ex);
-        }
-        String[] all = Stream.concat(Arrays.stream(args), Stream.of("--reminders.instance=" + name,
-                CONNECT_STRING + link.address())).toArray(String[]::new);
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(LeaderApplication.class)
-                .web(WebApplicationType.NONE).bannerMode(Banner.Mode.OFF).logStartupInfo(false)
-                .listeners(timeline.listener(name, faults)).run(all);
-        return new Instance(name, link, context);
-    }
-
-    private List<Instance> others(Instance instance) {
+    private List<DemoInstance> others(DemoInstance instance) {
         return instances.stream().filter(i -> i != instance).toList();
     }
 
@@ -424,11 +330,5 @@ public final class LeaderDemo {
             }
             Thread.sleep(10);
         }
-    }
-
-    /** The port of the first server of a connect string ({@code 127.0.0.1:2181,...}). */
-    private static int port(String connectString) {
-        String first = connectString.split(",")[0].trim();
-        return Integer.parseInt(first.substring(first.lastIndexOf(':') + 1));
     }
 }
