@@ -1,9 +1,0 @@
-package dev.lease.faults;
-
-/**
- * {@link R2dbcJdbcFaultScenariosTest} against an R2DBC fence without the comparison: its CORRECTNESS scenario must
- * detect it.
- */
-@AgainstMutant(Mutant.FENCE)
-class R2dbcJdbcFaultScenariosFenceMutantTest extends R2dbcJdbcFaultScenariosTest {
-}

@@ -1,0 +1,111 @@
+package dev.lease.faults.scenarios.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import javax.sql.DataSource;
+
+import io.etcd.jetcd.Client;
+import org.junit.jupiter.api.Test;
+
+import dev.lease.LeaseKind;
+import dev.lease.etcd.EtcdLeaseBackend;
+import dev.lease.etcd.EtcdTesting;
+import dev.lease.faults.checker.HistoryChecker;
+import dev.lease.faults.harness.CrashablePostgres;
+import dev.lease.faults.harness.Nemesis;
+import dev.lease.faults.harness.NemesisScenario;
+import dev.lease.faults.harness.ReusedConnections;
+import dev.lease.faults.harness.Soak;
+import dev.lease.faults.harness.ZooKeeperHolder;
+import dev.lease.faults.mutants.FaultScenarios;
+import dev.lease.faults.workload.Ledger;
+import dev.lease.testing.EtcdServer;
+import dev.lease.testing.TcpProxy;
+import dev.lease.testing.TestTiming;
+
+/**
+ * etcd at volume under a nemesis: a three-member cluster of Debian's etcd, three application instances (each its own
+ * jetcd client on one member, through a proxy of its own) and two child JVM holders loop on several lease names at
+ * once, with short ttls and short holds, some longer than the ttl. Members are killed with SIGKILL and restarted from
+ * their data, or paused ({@code kill -STOP}); the fenced ledger is in a PostgreSQL of its own that crashes too; links
+ * to both are frozen, cut, slowed and reset, and the children are paused, on random timers, overlapping, whoever
+ * holds. The instances also campaign for one election and write in their terms, under the same faults.
+ */
+class EtcdNemesisTest extends FaultScenarios {
+
+    /** etcd leases have whole seconds, and etcd grants at least about 2 s whatever is asked (its minimum ttl). */
+    private static final Duration TTL = TestTiming.millis(2000);
+    private static final NemesisScenario.Holds HOLDS = new NemesisScenario.Holds(LeaseKind.CORRECTNESS, TTL,
+            TestTiming.seconds(2), Duration.ofMillis(40));
+    /**
+     * Twice as many in a soak: faults overlap there (hundreds of them, each resource-link fault holding a worker up to
+     * its 10 s socket timeout), and 8 names made about 5,000 cycles in the soak's time on two loaded cores.
+     */
+    private static final int NAMES = Soak.ON ? 16 : 8;
+    private static final int INSTANCES = 3;
+    private static final int CHILDREN = 2;
+    private static final String PREFIX = "/nemesis/";
+
+    @Test
+    void nemesis() throws Exception {
+        try (EtcdServer etcd = EtcdServer.start(3);
+                CrashablePostgres resource = CrashablePostgres.start();
+                NemesisScenario.Closer open = new NemesisScenario.Closer();
+                NemesisScenario scenario = new NemesisScenario("etcd-nemesis", "etcd", LeaseKind.CORRECTNESS, NAMES,
+                        lease -> new Ledger(resource.dataSource(), Ledger.Check.FENCED, lease))) {
+            Nemesis nemesis = scenario.nemesis(Duration.ofMillis(200), Duration.ofMillis(1500));
+            scenario.election();
+            for (int i = 1; i <= INSTANCES; i++) {
+                TcpProxy leaseLink = open.add(new TcpProxy(etcd.clientPort(i % etcd.size())));
+                TcpProxy resourceLink = open.add(new TcpProxy(resource.port()));
+                Client client = open.add(EtcdTesting.client(EtcdServer.url(leaseLink.port())));
+                EtcdLeaseBackend backend = open.add(new EtcdLeaseBackend(client, PREFIX, TTL));
+                var engine = open.add(ZooKeeperHolder.engine(backend, LeaseKind.CORRECTNESS));
+                DataSource ledgerLink = CrashablePostgres.dataSource(resourceLink.port(),
+                        NemesisScenario.resourceLinkOptions("etcd-holder-" + i));
+                scenario.workers(i, engine, HOLDS,
+                        lease -> Ledger.attach(new ReusedConnections(ledgerLink), NemesisScenario.CHECK, lease));
+                scenario.leader(i, engine, HOLDS,
+                        lease -> Ledger.attach(new ReusedConnections(ledgerLink), NemesisScenario.CHECK, lease));
+                NemesisScenario.leaseLinkFaults(nemesis, "instance " + i, leaseLink, TTL, 0.25);
+                NemesisScenario.resourceLinkFaults(nemesis, "instance " + i, resourceLink, TTL, 0.25);
+                NemesisScenario.troubledHost(nemesis, "instance " + i, leaseLink, resourceLink, TTL, 1);
+            }
+            TcpProxy childLeaseLink = open.add(new TcpProxy(etcd.clientPort(0)));
+            TcpProxy childResourceLink = open.add(new TcpProxy(resource.port()));
+            Map<String, String> args = new HashMap<>();
+            args.put("backend", "etcd");
+            args.put("endpoints", EtcdServer.url(childLeaseLink.port()));
+            args.put("prefix", PREFIX);
+            args.put("ledger-url", CrashablePostgres.jdbcUrl(childResourceLink.port(),
+                    NemesisScenario.resourceLinkQuery()));
+            for (int c = 0; c < CHILDREN; c++) {
+                NemesisScenario.pauses(nemesis, scenario.child(10 + c, c, HOLDS, args, childLeaseLink), TTL);
+            }
+            NemesisScenario.leaseLinkFaults(nemesis, "the child holders", childLeaseLink, TTL, 0.25);
+            NemesisScenario.resourceLinkFaults(nemesis, "the child holders", childResourceLink, TTL, 0.25);
+            NemesisScenario.troubledHost(nemesis, "the child holders", childLeaseLink, childResourceLink, TTL, 0.5);
+            NemesisScenario.crashes(nemesis, "the resource PostgreSQL", resource, TestTiming.seconds(2));
+            // One entry for both, so that at most one member is down at a time and the cluster keeps its quorum.
+            nemesis.add("kill -9 (then a restart from its data) or SIGSTOP of an etcd member", 1, Duration.ZERO,
+                    TTL.multipliedBy(2), random -> {
+                        int member = random.nextInt(etcd.size());
+                        if (random.nextBoolean()) {
+                            etcd.kill(member);
+                            return Nemesis.Off.described("kill -9 of etcd member " + member,
+                                    () -> etcd.restart(member));
+                        }
+                        etcd.pause(member);
+                        return Nemesis.Off.described("SIGSTOP of etcd member " + member, () -> etcd.resume(member));
+                    });
+            scenario.strike();
+            List<HistoryChecker.Verdict> verdicts = scenario.finish();
+            assertThat(verdicts).allSatisfy(v -> assertThat(v.staleWritesAccepted()).isZero());
+        }
+    }
+}
