@@ -19,6 +19,7 @@ import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import dev.lease.spi.BackendTraits;
 import dev.lease.spi.Grant;
 import dev.lease.spi.GrantRequest;
+import dev.lease.spi.IdleDeletion;
 import dev.lease.spi.LeaseBackend;
 import dev.lease.sql.SqlIdentifiers;
 
@@ -53,6 +54,10 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
     private static final Log log = LogFactory.getLog(JdbcLeaseBackend.class);
 
     private static final BackendTraits TRAITS = BackendTraits.fenced().withRenewsInOneCall(true);
+
+    private static final IdleDeletion IDLE_ROWS = new IdleDeletion("lease.jdbc", Tokens.SHARED,
+            "a deleted row would count its tokens from 1 again and reissue tokens that fenced resources already "
+                    + "accepted", "rows");
 
     private final DataSource dataSource;
     private final String table;
@@ -104,16 +109,7 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
      *         per-name tokens
      */
     public JdbcLeaseBackend(DataSource dataSource, String table, Tokens tokens, Duration deleteIdleAfter) {
-        if (deleteIdleAfter != null && tokens != Tokens.SHARED) {
-            throw new IllegalArgumentException("lease.jdbc.delete-idle-after is set with per-name tokens: a deleted "
-                    + "row would start counting again and reissue tokens fenced resources already accepted; set "
-                    + "lease.jdbc.token: shared (once every instance runs with it), or remove "
-                    + "lease.jdbc.delete-idle-after");
-        }
-        if (deleteIdleAfter != null && (deleteIdleAfter.isNegative() || deleteIdleAfter.isZero())) {
-            throw new IllegalArgumentException("lease.jdbc.delete-idle-after is " + deleteIdleAfter
-                    + ": set a positive duration, such as 1h, or remove it to keep idle rows");
-        }
+        IDLE_ROWS.check(deleteIdleAfter, tokens);
         this.tokens = tokens;
         // A proxy that hands out the thread's transactional connection would have the lease statements commit the
         // caller's transaction halfway (switching it to autocommit does): its target gives connections of their own.

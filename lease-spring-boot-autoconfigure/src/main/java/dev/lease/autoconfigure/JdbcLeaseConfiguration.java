@@ -27,6 +27,7 @@ import org.springframework.core.io.ResourceLoader;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.lease.LeaseConfigurationException;
+import dev.lease.spi.IdleDeletion;
 import dev.lease.jdbc.JdbcLeaseBackend;
 import dev.lease.spi.Credentials;
 
@@ -45,10 +46,6 @@ import dev.lease.spi.Credentials;
 @ConditionalOnLeaseBackend(BackendType.JDBC)
 @EnableConfigurationProperties(JdbcLeaseProperties.class)
 class JdbcLeaseConfiguration {
-
-    private static final IdleDeletion IDLE_ROWS = new IdleDeletion("lease.jdbc", JdbcLeaseBackend.Tokens.SHARED,
-            "a deleted row would count its tokens from 1 again and reissue tokens that fenced resources already "
-                    + "accepted", "rows");
 
     /** One application DataSource to share, or a pool of the backend's own. */
     static final class OnDataSourceForLeases extends AnyNestedCondition {
@@ -90,9 +87,11 @@ class JdbcLeaseConfiguration {
         // The condition on this class guarantees one or the other.
         DataSource dataSource = pool != null ? pool.dataSource() : applicationDataSource.getIfUnique();
         JdbcLeaseBackend backend;
-        IDLE_ROWS.check(jdbc.getDeleteIdleAfter(), jdbc.getToken());
         try {
             backend = new JdbcLeaseBackend(dataSource, jdbc.getTable(), jdbc.getToken(), jdbc.getDeleteIdleAfter());
+        }
+        catch (IdleDeletion.Refused ex) {
+            throw new LeaseConfigurationException(ex.description(), ex.action());
         }
         catch (IllegalArgumentException ex) {
             throw new LeaseConfigurationException(ex.getMessage() + ".",

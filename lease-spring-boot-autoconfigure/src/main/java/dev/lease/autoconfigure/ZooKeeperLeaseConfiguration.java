@@ -25,8 +25,8 @@ import org.springframework.context.annotation.Conditional;
 
 import dev.lease.Durations;
 import dev.lease.LeaseConfigurationException;
+import dev.lease.spi.IdleDeletion;
 import dev.lease.zookeeper.ZooKeeperLeaseBackend;
-import dev.lease.zookeeper.ZooKeeperTokenSource;
 
 /**
  * The ZooKeeper backend, available when Curator is on the classpath and either {@code lease.zookeeper.connect-string}
@@ -44,10 +44,6 @@ class ZooKeeperLeaseConfiguration {
     private static final Log log = LogFactory.getLog(ZooKeeperLeaseConfiguration.class);
 
     private static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
-
-    private static final IdleDeletion IDLE_NAMES = new IdleDeletion("lease.zookeeper", ZooKeeperTokenSource.ZXID,
-            "a deleted znode is re-created at version 0, so version tokens would go back after an idle name was "
-                    + "deleted", "names");
 
     @Bean
     @ConditionalOnMissingBean(CuratorFramework.class)
@@ -126,6 +122,9 @@ class ZooKeeperLeaseConfiguration {
         try {
             return new ConnectStringParser(connectString).getServerAddresses();
         }
+        catch (IdleDeletion.Refused ex) {
+            throw new LeaseConfigurationException(ex.description(), ex.action());
+        }
         catch (IllegalArgumentException ex) {
             throw new LeaseConfigurationException("lease.zookeeper.connect-string '" + connectString
                     + "' is not a ZooKeeper connect string: " + ex.getMessage() + ".",
@@ -152,7 +151,6 @@ class ZooKeeperLeaseConfiguration {
                     + "ZooKeeper lease backend cannot use it.",
                     "start it when it is created, e.g. @Bean(initMethod = \"start\", destroyMethod = \"close\").");
         }
-        IDLE_NAMES.check(zk.getDeleteIdleAfter(), zk.getToken());
         ZooKeeperLeaseBackend backend;
         try {
             backend = new ZooKeeperLeaseBackend(client, zk.getRoot(), zk.getSessionTimeout(), zk.getToken(),

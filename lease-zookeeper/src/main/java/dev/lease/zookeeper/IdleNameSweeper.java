@@ -87,17 +87,6 @@ final class IdleNameSweeper {
         this.maxInFlight = maxInFlight;
     }
 
-    /**
-     * Refuses a period that makes no sense; whether the token scheme allows deleting idle names at all is
-     * {@link TokenScheme#allowDeletingIdleNames}'s to say.
-     */
-    static void validate(Duration deleteIdleAfter) {
-        if (deleteIdleAfter.isNegative() || deleteIdleAfter.isZero()) {
-            throw new IllegalArgumentException("lease.zookeeper.delete-idle-after must be positive, not "
-                    + deleteIdleAfter + ". Set it to a duration such as 1h, or remove it to keep idle names.");
-        }
-    }
-
     /** How often to look: twice per idle period, within bounds, so a name goes about 1.5 periods after its last use. */
     static Duration period(Duration deleteIdleAfter) {
         Duration half = deleteIdleAfter.dividedBy(2);

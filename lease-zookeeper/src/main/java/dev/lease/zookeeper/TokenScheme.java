@@ -1,6 +1,5 @@
 package dev.lease.zookeeper;
 
-import java.time.Duration;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
@@ -20,13 +19,6 @@ interface TokenScheme {
             case ZXID -> new ZxidTokens(client, paths);
         };
     }
-
-    /**
-     * Refuses {@code lease.zookeeper.delete-idle-after} when a deleted znode would send this scheme's tokens back.
-     *
-     * @throws IllegalArgumentException naming both properties and the fix
-     */
-    void allowDeletingIdleNames(Duration deleteIdleAfter);
 
     /**
      * The token of a grant, from the counter's stat after its {@code multi}.

@@ -1,6 +1,5 @@
 package dev.lease.zookeeper;
 
-import java.time.Duration;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
@@ -21,15 +20,6 @@ final class VersionTokens implements TokenScheme {
     VersionTokens(CuratorFramework client, LeasePaths paths) {
         this.client = client;
         this.paths = paths;
-    }
-
-    @Override
-    public void allowDeletingIdleNames(Duration deleteIdleAfter) {
-        throw new IllegalArgumentException("lease.zookeeper.delete-idle-after (" + deleteIdleAfter + ") needs "
-                + "lease.zookeeper.token=zxid, but the token is 'version': a "
-                + "deleted znode is re-created at version 0, so version tokens would go back. Set "
-                + "lease.zookeeper.token=zxid (tokens keep rising when switching from version to zxid), or remove "
-                + "lease.zookeeper.delete-idle-after to keep idle names.");
     }
 
     @Override

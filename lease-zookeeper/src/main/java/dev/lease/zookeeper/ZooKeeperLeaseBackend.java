@@ -16,6 +16,7 @@ import org.apache.curator.framework.CuratorFramework;
 
 import dev.lease.spi.BackendTraits;
 import dev.lease.spi.GrantRequest;
+import dev.lease.spi.IdleDeletion;
 import dev.lease.spi.LeaseBackend;
 
 /**
@@ -48,6 +49,10 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZkGrant>, AutoC
     public static final String ID = "zookeeper";
 
     private static final BackendTraits TRAITS = BackendTraits.fenced().withRenewsInOneCall(true);
+
+    private static final IdleDeletion IDLE_NAMES = new IdleDeletion("lease.zookeeper", ZooKeeperTokenSource.ZXID,
+            "a deleted znode is re-created at version 0, so version tokens would go back after an idle name was "
+                    + "deleted", "names");
 
     private final CuratorFramework client;
     private final LeasePaths paths;
@@ -92,10 +97,9 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZkGrant>, AutoC
         this.client = Objects.requireNonNull(client, "client");
         this.paths = new LeasePaths(root);
         this.configuredSessionTimeout = Objects.requireNonNull(sessionTimeout, "sessionTimeout");
+        IDLE_NAMES.check(deleteIdleAfter, tokenSource);
         TokenScheme tokens = TokenScheme.of(Objects.requireNonNull(tokenSource, "tokenSource"), client, paths);
         if (deleteIdleAfter != null) {
-            tokens.allowDeletingIdleNames(deleteIdleAfter);
-            IdleNameSweeper.validate(deleteIdleAfter);
             this.idleNames = new IdleNameSweeper(client, paths, deleteIdleAfter, System::nanoTime);
         }
         else {

@@ -1,6 +1,5 @@
 package dev.lease.zookeeper;
 
-import java.time.Duration;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
@@ -20,11 +19,6 @@ final class ZxidTokens implements TokenScheme {
     ZxidTokens(CuratorFramework client, LeasePaths paths) {
         this.client = client;
         this.paths = paths;
-    }
-
-    @Override
-    public void allowDeletingIdleNames(Duration deleteIdleAfter) {
-        // A re-created znode's next grant has a larger zxid than every earlier one.
     }
 
     @Override
