@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcOperations;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -20,7 +21,8 @@ import dev.lease.fence.JdbcFence;
 
 /**
  * The application's {@link Fence} bean: a {@link JdbcFence} over the application's {@code JdbcTemplate} (so it
- * joins the application's transactions), with the {@code lease_fence} table created per {@code lease.fence.initialize-schema}, telling every
+ * joins the application's transactions), with the {@code lease_fence} table created per
+ * {@code lease.fence.initialize-schema} and checked at startup, telling every
  * {@link FenceListener} bean (such as the {@code lease.fence.rejected} counter) about the stale tokens it refuses.
  */
 @AutoConfiguration(afterName = {"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
@@ -34,11 +36,22 @@ public class JdbcFenceAutoConfiguration {
     public JdbcFenceAutoConfiguration() {
     }
 
-    /** The application's {@code Fence} bean, unless it declares one of its own (another store's). */
+    private static final JdbcStartupChecks CHECKS = new JdbcStartupChecks("JdbcFence",
+            "dev/lease/fence/schema-<platform>.sql", "lease.fence.initialize-schema");
+
+    /** Said when the startup checks fail: the fence is there whether the application writes through it or not. */
+    private static final String UNUSED = " An application that never writes through JdbcFence (no Fence.advance, "
+            + "@Leased(fence = ...) or @FencedRequest) may instead exclude " + JdbcFenceAutoConfiguration.class.getName()
+            + " (spring.autoconfigure.exclude).";
+
+    /**
+     * The application's {@code Fence} bean, unless it declares one of its own (another store's). Its table is checked
+     * at startup, as the lease table is: a missing migration fails the startup, not the first fenced write.
+     */
     @Bean
     @ConditionalOnMissingBean(Fence.class)
     JdbcFence jdbcFence(DataSource dataSource, ObjectProvider<JdbcOperations> jdbcOperations,
-            JdbcFenceProperties properties, ObjectProvider<FenceListener> listeners) {
+            JdbcFenceProperties properties, ObjectProvider<FenceListener> listeners, Environment environment) {
         List<FenceListener> told = listeners.orderedStream().toList();
         JdbcFence fence = new JdbcFence(jdbcOperations.getIfUnique(() -> new JdbcTemplate(dataSource)),
                 (table, rejection) -> told.forEach(listener -> {
@@ -49,9 +62,11 @@ public class JdbcFenceAutoConfiguration {
                         // One failing listener must not keep the others from hearing of the refusal.
                     }
                 }));
+        CHECKS.checkConnection(dataSource, "spring.datasource", environment, UNUSED);
         if (JdbcSchemaInitialization.shouldCreate(properties.getInitializeSchema(), dataSource)) {
             fence.createSchema();
         }
+        CHECKS.verifyTable(JdbcFence.TABLE, fence::verifySchema, UNUSED);
         return fence;
     }
 }
