@@ -5,6 +5,7 @@ import java.util.List;
 import javax.sql.DataSource;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -36,22 +37,22 @@ public class JdbcFenceAutoConfiguration {
     public JdbcFenceAutoConfiguration() {
     }
 
-    private static final JdbcStartupChecks CHECKS = new JdbcStartupChecks("JdbcFence",
-            "dev/lease/fence/schema-<platform>.sql", "lease.fence.initialize-schema");
-
-    /** Said when the startup checks fail: the fence is there whether the application writes through it or not. */
-    private static final String UNUSED = " An application that never writes through JdbcFence (no Fence.advance, "
-            + "@Leased(fence = ...) or @FencedRequest) may instead exclude " + JdbcFenceAutoConfiguration.class.getName()
-            + " (spring.autoconfigure.exclude).";
+    /** Checks the auto-configured fence's table once every bean exists, if there is such a fence. */
+    @Bean
+    JdbcFenceTableCheck jdbcFenceTableCheck(ConfigurableListableBeanFactory beanFactory,
+            Environment environment) {
+        return new JdbcFenceTableCheck(beanFactory, environment);
+    }
 
     /**
      * The application's {@code Fence} bean, unless it declares one of its own (another store's). Its table is checked
-     * at startup, as the lease table is: a missing migration fails the startup, not the first fenced write.
+     * at startup ({@link JdbcFenceTableCheck}), as the lease table is: a missing migration fails the startup, not the
+     * first fenced write.
      */
     @Bean
     @ConditionalOnMissingBean(Fence.class)
     JdbcFence jdbcFence(DataSource dataSource, ObjectProvider<JdbcOperations> jdbcOperations,
-            JdbcFenceProperties properties, ObjectProvider<FenceListener> listeners, Environment environment) {
+            JdbcFenceProperties properties, ObjectProvider<FenceListener> listeners, JdbcFenceTableCheck check) {
         List<FenceListener> told = listeners.orderedStream().toList();
         JdbcFence fence = new JdbcFence(jdbcOperations.getIfUnique(() -> new JdbcTemplate(dataSource)),
                 (table, rejection) -> told.forEach(listener -> {
@@ -62,11 +63,10 @@ public class JdbcFenceAutoConfiguration {
                         // One failing listener must not keep the others from hearing of the refusal.
                     }
                 }));
-        CHECKS.checkConnection(dataSource, "spring.datasource", environment, UNUSED);
         if (JdbcSchemaInitialization.shouldCreate(properties.getInitializeSchema(), dataSource)) {
             fence.createSchema();
         }
-        CHECKS.verifyTable(JdbcFence.TABLE, fence::verifySchema, UNUSED);
+        check.check(fence, dataSource);
         return fence;
     }
 }

@@ -90,7 +90,7 @@ class JdbcLeaseConfiguration {
         if (JdbcSchemaInitialization.shouldCreate(jdbc.getInitializeSchema(), pool.target())) {
             backend.createSchema();
         }
-        CHECKS.verifyTable(backend.table(), backend::verifySchema, "");
+        CHECKS.verifyTable(backend.table(), backend::verifySchema);
         return backend;
     }
 }

@@ -52,10 +52,9 @@ record JdbcStartupChecks(String owner, String scripts, String initializeSchema) 
     /**
      * @param table the table's name
      * @param verify reads the table, throwing what the database answered when it cannot
-     * @param otherwise a last sentence for the fix, or empty
      * @throws LeaseConfigurationException when the table cannot be read, with the database's answer and the fix
      */
-    void verifyTable(String table, Runnable verify, String otherwise) {
+    void verifyTable(String table, Runnable verify) {
         try {
             verify.run();
         }
@@ -63,7 +62,7 @@ record JdbcStartupChecks(String owner, String scripts, String initializeSchema) 
             throw new LeaseConfigurationException(owner + " cannot read its table '" + table + "': "
                     + Credentials.redact(ex.getMostSpecificCause().getMessage()) + ".",
                     "create the table with the DDL in " + scripts + " (for example in a Flyway migration), or set "
-                            + initializeSchema + ": always." + otherwise);
+                            + initializeSchema + ": always.");
         }
     }
 
