@@ -14,6 +14,9 @@ final class FenceSql {
 
     static final String READ = "SELECT fence FROM " + JdbcFence.TABLE + " WHERE resource = :resource FOR UPDATE";
 
+    /** Reads the table's columns and no row: it exists and can be read. */
+    static final String VERIFY = "SELECT resource, fence FROM " + JdbcFence.TABLE + " WHERE 1 = 0";
+
     private FenceSql() {
     }
 

@@ -279,6 +279,16 @@ public final class JdbcFence implements Fence, GrantFence {
         jdbc.execute(FenceSql.createTable(dialect()));
     }
 
+    /**
+     * Checks that the {@code lease_fence} table exists and can be read (no row is read or locked), so that a missing
+     * migration shows at startup rather than on the first fenced write.
+     *
+     * @throws org.springframework.dao.DataAccessException when it cannot
+     */
+    public void verifySchema() {
+        jdbc.queryForList(FenceSql.VERIFY);
+    }
+
     private boolean insertIfAbsent(String resource, long value) {
         SqlDialect d = dialect();
         try {

@@ -5,12 +5,14 @@ import java.util.List;
 import javax.sql.DataSource;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcOperations;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -20,7 +22,8 @@ import dev.lease.fence.JdbcFence;
 
 /**
  * The application's {@link Fence} bean: a {@link JdbcFence} over the application's {@code JdbcTemplate} (so it
- * joins the application's transactions), with the {@code lease_fence} table created per {@code lease.fence.initialize-schema}, telling every
+ * joins the application's transactions), with the {@code lease_fence} table created per
+ * {@code lease.fence.initialize-schema} and checked at startup, telling every
  * {@link FenceListener} bean (such as the {@code lease.fence.rejected} counter) about the stale tokens it refuses.
  */
 @AutoConfiguration(afterName = {"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
@@ -34,11 +37,22 @@ public class JdbcFenceAutoConfiguration {
     public JdbcFenceAutoConfiguration() {
     }
 
-    /** The application's {@code Fence} bean, unless it declares one of its own (another store's). */
+    /** Checks the auto-configured fence's table once every bean exists, if there is such a fence. */
+    @Bean
+    JdbcFenceTableCheck jdbcFenceTableCheck(ConfigurableListableBeanFactory beanFactory,
+            Environment environment) {
+        return new JdbcFenceTableCheck(beanFactory, environment);
+    }
+
+    /**
+     * The application's {@code Fence} bean, unless it declares one of its own (another store's). Its table is checked
+     * at startup ({@link JdbcFenceTableCheck}), as the lease table is: a missing migration fails the startup, not the
+     * first fenced write.
+     */
     @Bean
     @ConditionalOnMissingBean(Fence.class)
     JdbcFence jdbcFence(DataSource dataSource, ObjectProvider<JdbcOperations> jdbcOperations,
-            JdbcFenceProperties properties, ObjectProvider<FenceListener> listeners) {
+            JdbcFenceProperties properties, ObjectProvider<FenceListener> listeners, JdbcFenceTableCheck check) {
         List<FenceListener> told = listeners.orderedStream().toList();
         JdbcFence fence = new JdbcFence(jdbcOperations.getIfUnique(() -> new JdbcTemplate(dataSource)),
                 (table, rejection) -> told.forEach(listener -> {
@@ -52,6 +66,7 @@ public class JdbcFenceAutoConfiguration {
         if (JdbcSchemaInitialization.shouldCreate(properties.getInitializeSchema(), dataSource)) {
             fence.createSchema();
         }
+        check.check(fence, dataSource);
         return fence;
     }
 }

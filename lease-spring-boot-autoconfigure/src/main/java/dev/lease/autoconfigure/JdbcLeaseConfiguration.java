@@ -1,15 +1,7 @@
 package dev.lease.autoconfigure;
 
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.util.List;
-
 import javax.sql.DataSource;
 
-import org.jspecify.annotations.Nullable;
-import org.springframework.beans.BeanWrapper;
-import org.springframework.beans.BeanWrapperImpl;
-import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -20,8 +12,6 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.dao.DataAccessException;
-import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -29,7 +19,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import dev.lease.LeaseConfigurationException;
 import dev.lease.spi.IdleDeletion;
 import dev.lease.jdbc.JdbcLeaseBackend;
-import dev.lease.spi.Credentials;
 
 /**
  * The JDBC lease backend, available when spring-jdbc is on the classpath and either the application has one DataSource
@@ -37,8 +26,8 @@ import dev.lease.spi.Credentials;
  * DataSource, or several).
  * It stays away when the {@code lease.*backend} properties route every lease elsewhere, so that an application
  * on ZooKeeper does not get a lease table in its database. Creates the lease table per
- * {@code lease.jdbc.initialize-schema}. Lease bookkeeping runs on the application's DataSource, or on a small pool of
- * its own when {@code lease.jdbc.datasource.url} is set.
+ * {@code lease.jdbc.initialize-schema}. Lease bookkeeping runs on a small pool of its own, by default a copy of the
+ * application's DataSource settings ({@link LeaseBookkeepingPool}).
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(JdbcTemplate.class)
@@ -46,6 +35,9 @@ import dev.lease.spi.Credentials;
 @ConditionalOnLeaseBackend(BackendType.JDBC)
 @EnableConfigurationProperties(JdbcLeaseProperties.class)
 class JdbcLeaseConfiguration {
+
+    private static final JdbcStartupChecks CHECKS = new JdbcStartupChecks("The JDBC lease backend",
+            "dev/lease/jdbc/schema-<platform>.sql", "lease.jdbc.initialize-schema");
 
     /** One application DataSource to share, or a pool of the backend's own. */
     static final class OnDataSourceForLeases extends AnyNestedCondition {
@@ -64,31 +56,26 @@ class JdbcLeaseConfiguration {
     }
 
     /**
-     * The lease backend's own pool, when {@code lease.jdbc.datasource.url} is set and the backend is the starter's
-     * (a backend of the application's own would leave it unused); closed with the context, after the backend that
-     * uses it.
+     * Where lease bookkeeping gets its connections, by default a pool of its own (see {@link LeaseBookkeepingPool}),
+     * when the backend is the starter's (a backend of the application's own would leave it unused); a pool of its own
+     * is closed with the context, after the backend that uses it.
      */
     @Bean
-    @ConditionalOnProperty("lease.jdbc.datasource.url")
     @ConditionalOnMissingBean(JdbcLeaseBackend.class)
-    LeaseBookkeepingPool leaseBookkeepingPool(JdbcLeaseProperties jdbc, ResourceLoader resources) {
-        return LeaseBookkeepingPool.create(jdbc.getDatasource(), resources.getClassLoader());
+    LeaseBookkeepingPool leaseBookkeepingPool(JdbcLeaseProperties jdbc, ObjectProvider<DataSource> applicationDataSource,
+            ResourceLoader resources) {
+        return LeaseBookkeepingPool.create(jdbc.getDatasource(), applicationDataSource.getIfUnique(),
+                resources.getClassLoader());
     }
 
+    /** Injected as a parameter, the pool is recorded as a dependency of the backend: it closes after the backend. */
     @Bean
     @ConditionalOnMissingBean
-    JdbcLeaseBackend jdbcLeaseBackend(ObjectProvider<DataSource> applicationDataSource,
-            List<LeaseBookkeepingPool> ownPool,
-            JdbcLeaseProperties jdbc, Environment environment) {
-        // A list, not an ObjectProvider: injected this way the pool is recorded as a dependency of the backend, so it
-        // closes only after the engine released its leases through the backend.
-        LeaseBookkeepingPool pool = ownPool.isEmpty() ? null : ownPool.get(0);
-        // Bookkeeping on the pool of its own when there is one; the application's DataSource otherwise (as before).
-        // The condition on this class guarantees one or the other.
-        DataSource dataSource = pool != null ? pool.dataSource() : applicationDataSource.getIfUnique();
+    JdbcLeaseBackend jdbcLeaseBackend(LeaseBookkeepingPool pool, JdbcLeaseProperties jdbc, Environment environment) {
         JdbcLeaseBackend backend;
         try {
-            backend = new JdbcLeaseBackend(dataSource, jdbc.getTable(), jdbc.getToken(), jdbc.getDeleteIdleAfter());
+            backend = new JdbcLeaseBackend(pool.dataSource(), jdbc.getTable(), jdbc.getToken(),
+                    jdbc.getDeleteIdleAfter());
         }
         catch (IdleDeletion.Refused ex) {
             throw new LeaseConfigurationException(ex.description(), ex.action());
@@ -97,52 +84,12 @@ class JdbcLeaseConfiguration {
             throw new LeaseConfigurationException(ex.getMessage() + ".",
                     "set lease.jdbc.table to a plain table name such as 'lease_lock' or 'leases.lease_lock'.");
         }
-        checkConnection(dataSource, environment, pool != null);
-        if (JdbcSchemaInitialization.shouldCreate(jdbc.getInitializeSchema(), dataSource)) {
+        CHECKS.checkConnection(pool.target(), pool.settings(), environment,
+                " Or route leases to another backend with lease.backend.");
+        if (JdbcSchemaInitialization.shouldCreate(jdbc.getInitializeSchema(), pool.target())) {
             backend.createSchema();
         }
-        try {
-            backend.verifySchema();
-        }
-        catch (DataAccessException ex) {
-            throw new LeaseConfigurationException("The JDBC lease backend cannot read its table '" + backend.table()
-                    + "': " + Credentials.redact(ex.getMostSpecificCause().getMessage()) + ".",
-                    "create the table with the DDL in dev/lease/jdbc/schema-<platform>.sql (for example in a Flyway "
-                            + "migration), or set lease.jdbc.initialize-schema: always.");
-        }
+        CHECKS.verifyTable(backend.table(), backend::verifySchema);
         return backend;
-    }
-
-    /** Apart from the table check, so that an unreachable database is not reported as a missing table. */
-    private static void checkConnection(DataSource dataSource, Environment environment, boolean ownPool) {
-        try (Connection connection = dataSource.getConnection()) {
-            // Obtaining it is the check.
-        }
-        catch (SQLException | RuntimeException ex) {
-            String url = url(dataSource, environment, ownPool);
-            String password = environment.getProperty(ownPool ? "lease.jdbc.datasource.password"
-                    : "spring.datasource.password");
-            throw new LeaseConfigurationException("The JDBC lease backend cannot connect to its database"
-                    + (url != null ? " " + Credentials.redact(url) : "") + ": " + Credentials.redact(
-                            NestedExceptionUtils.getMostSpecificCause(ex).getMessage(), url, password) + ".", "check that the database is running and reachable, and fix "
-                            + (ownPool ? "lease.jdbc.datasource.*" : "spring.datasource.*")
-                            + " (url, username, password); or route leases to another backend with lease.backend.");
-        }
-    }
-
-    /** The DataSource's own URL where it tells (Hikari, Tomcat, DBCP2, the drivers' own), else spring.datasource.url. */
-    private static @Nullable String url(DataSource dataSource, Environment environment, boolean ownPool) {
-        BeanWrapper bean = new BeanWrapperImpl(dataSource);
-        for (String property : new String[] {"jdbcUrl", "url"}) {
-            try {
-                if (bean.isReadableProperty(property) && bean.getPropertyValue(property) instanceof String url) {
-                    return url;
-                }
-            }
-            catch (BeansException ex) {
-                // A getter that fails tells nothing; the message does without the URL.
-            }
-        }
-        return environment.getProperty(ownPool ? "lease.jdbc.datasource.url" : "spring.datasource.url");
     }
 }

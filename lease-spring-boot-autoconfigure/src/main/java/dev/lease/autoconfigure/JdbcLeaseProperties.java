@@ -35,7 +35,10 @@ public class JdbcLeaseProperties {
      */
     private @Nullable Duration deleteIdleAfter;
 
-    /** A connection pool of the lease backend's own; unused unless its url is set. */
+    /**
+     * Where lease bookkeeping (grants, renewals, releases) gets its connections: by default a small pool of its own,
+     * so that the application's transactions can never hold every connection it needs.
+     */
     private final Datasource datasource = new Datasource();
 
     /** JDBC settings with their defaults. */
@@ -79,34 +82,62 @@ public class JdbcLeaseProperties {
     }
 
     /**
-     * A connection pool of the lease backend's own ({@code lease.jdbc.datasource.*}). Lease bookkeeping (grants,
-     * renewals, releases) borrows from the application's DataSource by default, so an exhausted application pool
-     * delays renewals until leases are lost; with {@code lease.jdbc.datasource.url} set, it runs on a small HikariCP
-     * pool of its own instead. The lease table must then live in that database; the resource-side fence keeps writing
-     * through the application's DataSource, inside its transactions.
+     * Where lease bookkeeping (grants, renewals, releases) gets its connections ({@code lease.jdbc.datasource.*}). By
+     * default from a small HikariCP pool of its own, {@code lease-bookkeeping}: built from {@code url},
+     * {@code username} and {@code password} when {@code url} is set (the lease table must then live in that
+     * database), else a copy of the application's DataSource settings (its HikariCP configuration, or the url, user
+     * and password of another pool). So the application's transactions, which each hold a connection of the
+     * application's pool while they wait for a lease, can never hold every connection lease bookkeeping needs. An
+     * application DataSource that opens a connection per call (no pool to run dry) is used as it is; one that cannot
+     * be copied is shared, with one WARN. {@code pool: application} shares the application's DataSource on purpose.
+     * The resource-side fence keeps writing through the application's DataSource, inside its transactions.
      */
     public static class Datasource {
 
-        /** JDBC URL of the lease backend's own pool; unset (the default) to use the application's DataSource. */
+        /**
+         * Where lease bookkeeping gets its connections: own (the default), a small pool of its own; application, the
+         * application's DataSource, whose transactions can then hold every connection a renewal needs.
+         */
+        private Pool pool = Pool.OWN;
+
+        /**
+         * JDBC URL of the lease backend's own pool; unset (the default) to copy the application's DataSource settings.
+         */
         private @Nullable String url;
 
-        /** Login user of the lease backend's own pool. */
+        /** Login user of the lease backend's own pool, with url. */
         private @Nullable String username;
 
-        /** Login password of the lease backend's own pool. */
+        /** Login password of the lease backend's own pool, with url. */
         private @Nullable String password;
 
-        /** Driver class of the lease backend's own pool; unset to let HikariCP derive it from the url. */
+        /** Driver class of the lease backend's own pool, with url; unset to let HikariCP derive it from the url. */
         private @Nullable String driverClassName;
 
         /**
-         * Most connections the lease backend's own pool opens: one renewal batch, a release and a few grants at
-         * a time need no more.
+         * Most connections the lease backend's own pool opens, and keeps open: one renewal batch, a release, a few
+         * grants and, on PostgreSQL, the connection that listens for releases need no more.
          */
         private int maximumPoolSize = 4;
 
-        /** Pool settings with their defaults (no pool of its own). */
+        /**
+         * Longest wait for a connection of the lease backend's own pool before the grant, renewal or release fails
+         * naming the pool (a renewal that fails loses its lease): at least 250ms, HikariCP's minimum, and well below
+         * the leases' ttls. Below 1s, a caller that does not wait hears of the pool rather than of a store that did
+         * not answer.
+         */
+        private Duration connectionTimeout = Duration.ofMillis(500);
+
+        /** Pool settings with their defaults (a pool of its own, copied from the application's DataSource). */
         public Datasource() {
+        }
+
+        public Pool getPool() {
+            return pool;
+        }
+
+        public void setPool(Pool pool) {
+            this.pool = pool;
         }
 
         public @Nullable String getUrl() {
@@ -148,5 +179,29 @@ public class JdbcLeaseProperties {
         public void setMaximumPoolSize(int maximumPoolSize) {
             this.maximumPoolSize = maximumPoolSize;
         }
+
+        public Duration getConnectionTimeout() {
+            return connectionTimeout;
+        }
+
+        public void setConnectionTimeout(Duration connectionTimeout) {
+            this.connectionTimeout = connectionTimeout;
+        }
+    }
+
+    /** Where lease bookkeeping gets its connections ({@code lease.jdbc.datasource.pool}). */
+    public enum Pool {
+
+        /**
+         * A small pool of its own: from {@code lease.jdbc.datasource.url} when set, else a copy of the application's
+         * DataSource settings.
+         */
+        OWN,
+
+        /**
+         * The application's DataSource, shared on purpose (to count every connection in one pool, say): while the
+         * application's transactions hold all its connections, grants wait and renewals fail or come too late.
+         */
+        APPLICATION
     }
 }
