@@ -169,7 +169,7 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                 // the row before its token was set: it is freed, nothing is granted here.
                 log.debug("Lease '" + name + "' busy: concurrent grant on " + table + ": " + ex);
                 if (tokens == Tokens.SHARED) {
-                    call.update(sql.abandon, name, owner);
+                    TokenCounter.free(call, sql, name, owner);
                 }
                 return Optional.empty();
             }

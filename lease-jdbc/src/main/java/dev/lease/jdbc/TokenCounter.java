@@ -2,6 +2,7 @@ package dev.lease.jdbc;
 
 import java.sql.SQLException;
 
+import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DuplicateKeyException;
 
 /**
@@ -13,6 +14,8 @@ final class TokenCounter {
 
     /** The name of the counter row. The engine refuses blank lease names, so it can never be a lease's row. */
     static final String ROW = "";
+
+    private static final int FREE_ATTEMPTS = 3;
 
     private TokenCounter() {
     }
@@ -46,8 +49,30 @@ final class TokenCounter {
             }
             call.update(sql.raiseCounter, current, ROW, current);
         }
-        call.update(sql.abandon, name, owner);
+        free(call, sql, name, owner);
         return null;
+    }
+
+    /**
+     * Frees the row a shared grant took before a concurrency failure stopped it from setting its token. The failure
+     * that stopped the grant (MariaDB's deadlock between a grant and the deletion of idle rows, for one) can strike this
+     * statement too; the database rolled the victim back whole, so it is run again, up to {@value #FREE_ATTEMPTS} times,
+     * as the database advises. Past them the failure propagates and the engine abandons the request, which frees the
+     * row as well: a row is never left held by a request that returned nothing.
+     */
+    static void free(Call call, LeaseStatements sql, String name, String owner) throws SQLException {
+        for (int attempt = 1;; attempt++) {
+            try {
+                call.update(sql.abandon, name, owner);
+                return;
+            }
+            catch (SQLException ex) {
+                if (attempt == FREE_ATTEMPTS
+                        || !call.failedWith(ConcurrencyFailureException.class, "abandon", sql.abandon, ex)) {
+                    throw ex;
+                }
+            }
+        }
     }
 
     /**
