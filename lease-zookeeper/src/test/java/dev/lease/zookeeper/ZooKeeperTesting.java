@@ -29,7 +29,7 @@ import dev.lease.core.LeaseEngine;
 import dev.lease.spi.LeaseBackend;
 
 /** Real ZooKeeper servers and clients for the backend tests. */
-final class ZooKeeperTesting {
+public final class ZooKeeperTesting {
 
     /** A short tick so that short session timeouts are allowed (the server's minimum is two ticks). */
     static final int TICK_MS = 250;
@@ -38,7 +38,7 @@ final class ZooKeeperTesting {
     }
 
     /** A standalone server on a free port, with session timeouts from 2 ticks up to 10 minutes allowed. */
-    static TestingServer startServer() throws Exception {
+    public static TestingServer startServer() throws Exception {
         return new TestingServer(spec(-1), true);
     }
 
