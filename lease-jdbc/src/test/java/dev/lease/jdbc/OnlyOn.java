@@ -10,7 +10,7 @@ import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.params.support.ParameterInfo;
+import org.junit.jupiter.params.ParameterInfo;
 import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
