@@ -40,9 +40,10 @@ enum JdbcVariant {
     POSTGRESQL(Tokens.PER_NAME) {
         @Override
         TestDatabase start() throws Exception {
-            PostgresServer postgres = PostgresServer.start();
-            new JdbcLeaseBackend(postgres.dataSource()).createSchema();
-            return onPostgres(postgres, JdbcLeaseBackend.DEFAULT_TABLE);
+            return withPostgres(postgres -> {
+                new JdbcLeaseBackend(postgres.dataSource()).createSchema();
+                return asSuperuser(postgres, JdbcLeaseBackend.DEFAULT_TABLE);
+            });
         }
     },
 
@@ -50,9 +51,10 @@ enum JdbcVariant {
     MARIADB(Tokens.PER_NAME) {
         @Override
         TestDatabase start() throws Exception {
-            MariaDbServer mariadb = startMariaDb();
-            new JdbcLeaseBackend(mariadb.dataSource()).createSchema();
-            return onMariaDb(mariadb, JdbcLeaseBackend.DEFAULT_TABLE);
+            return withMariaDb(mariadb -> {
+                new JdbcLeaseBackend(mariadb.dataSource()).createSchema();
+                return asRoot(mariadb, JdbcLeaseBackend.DEFAULT_TABLE);
+            });
         }
     },
 
@@ -70,9 +72,10 @@ enum JdbcVariant {
     POSTGRESQL_SHARED_TOKENS(Tokens.SHARED) {
         @Override
         TestDatabase start() throws Exception {
-            PostgresServer postgres = PostgresServer.start();
-            createSharedTokenSchema(postgres.dataSource());
-            return onPostgres(postgres, SHARED_TABLE);
+            return withPostgres(postgres -> {
+                createSharedTokenSchema(postgres.dataSource());
+                return asSuperuser(postgres, SHARED_TABLE);
+            });
         }
     },
 
@@ -80,9 +83,10 @@ enum JdbcVariant {
     MARIADB_SHARED_TOKENS(Tokens.SHARED) {
         @Override
         TestDatabase start() throws Exception {
-            MariaDbServer mariadb = startMariaDb();
-            createSharedTokenSchema(mariadb.dataSource());
-            return onMariaDb(mariadb, SHARED_TABLE);
+            return withMariaDb(mariadb -> {
+                createSharedTokenSchema(mariadb.dataSource());
+                return asRoot(mariadb, SHARED_TABLE);
+            });
         }
     },
 
@@ -94,20 +98,21 @@ enum JdbcVariant {
     POSTGRESQL_LEAST_PRIVILEGE(Tokens.PER_NAME) {
         @Override
         TestDatabase start() throws Exception {
-            PostgresServer postgres = PostgresServer.start();
-            DataSource admin = postgres.dataSource();
-            JdbcTemplate superuser = new JdbcTemplate(admin);
-            new JdbcLeaseBackend(admin).createSchema();
-            superuser.execute("CREATE ROLE leaser LOGIN");
-            superuser.execute("REVOKE ALL ON SCHEMA public FROM PUBLIC");
-            superuser.execute("GRANT USAGE ON SCHEMA public TO leaser");
-            superuser.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON lease_lock TO leaser");
-            DataSource leaser = postgres.dataSource(Map.of("user", "leaser"));
-            return TestDatabase.onServer(postgres, leaser, leaser, JdbcLeaseBackend.DEFAULT_TABLE,
-                    SqlDialect.POSTGRESQL, postgres.port(), proxy -> new SingleConnectionDataSource(
-                            "jdbc:postgresql://" + proxy.address() + "/postgres", "leaser", "", true))
-                    .administeredBy(admin, table -> superuser.execute(
-                            "GRANT SELECT, INSERT, UPDATE, DELETE ON " + table + " TO leaser"));
+            return withPostgres(postgres -> {
+                DataSource admin = postgres.dataSource();
+                JdbcTemplate superuser = new JdbcTemplate(admin);
+                new JdbcLeaseBackend(admin).createSchema();
+                superuser.execute("CREATE ROLE leaser LOGIN");
+                superuser.execute("REVOKE ALL ON SCHEMA public FROM PUBLIC");
+                superuser.execute("GRANT USAGE ON SCHEMA public TO leaser");
+                superuser.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON lease_lock TO leaser");
+                DataSource leaser = postgres.dataSource(Map.of("user", "leaser"));
+                return TestDatabase.onServer(postgres, leaser, leaser, JdbcLeaseBackend.DEFAULT_TABLE,
+                        SqlDialect.POSTGRESQL, postgres.port(), proxy -> new SingleConnectionDataSource(
+                                "jdbc:postgresql://" + proxy.address() + "/postgres", "leaser", "", true))
+                        .administeredBy(admin, table -> superuser.execute(
+                                "GRANT SELECT, INSERT, UPDATE, DELETE ON " + table + " TO leaser"));
+            });
         }
     },
 
@@ -118,18 +123,20 @@ enum JdbcVariant {
     MARIADB_LEAST_PRIVILEGE(Tokens.PER_NAME) {
         @Override
         TestDatabase start() throws Exception {
-            MariaDbServer mariadb = startMariaDb();
-            DataSource admin = mariadb.dataSource();
-            new JdbcLeaseBackend(admin).createSchema();
-            JdbcTemplate root = new JdbcTemplate(admin);
-            root.execute("CREATE USER 'leaser'@'%' IDENTIFIED BY 'leaser-pw'");
-            root.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON leases.lease_lock TO 'leaser'@'%'");
-            DataSource leaser = mariadb.dataSourceAs("leaser", "leaser-pw");
-            return TestDatabase.onServer(mariadb, leaser, leaser, JdbcLeaseBackend.DEFAULT_TABLE, SqlDialect.MYSQL,
-                    mariadb.port(), proxy -> new SingleConnectionDataSource("jdbc:mariadb://127.0.0.1:" + proxy.port()
-                            + "/leases?user=leaser&password=leaser-pw", true))
-                    .administeredBy(admin, table -> root.execute(
-                            "GRANT SELECT, INSERT, UPDATE, DELETE ON leases." + table + " TO 'leaser'@'%'"));
+            return withMariaDb(mariadb -> {
+                DataSource admin = mariadb.dataSource();
+                new JdbcLeaseBackend(admin).createSchema();
+                JdbcTemplate root = new JdbcTemplate(admin);
+                root.execute("CREATE USER 'leaser'@'%' IDENTIFIED BY 'leaser-pw'");
+                root.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON leases.lease_lock TO 'leaser'@'%'");
+                DataSource leaser = mariadb.dataSourceAs("leaser", "leaser-pw");
+                return TestDatabase.onServer(mariadb, leaser, leaser, JdbcLeaseBackend.DEFAULT_TABLE,
+                        SqlDialect.MYSQL, mariadb.port(), proxy -> new SingleConnectionDataSource(
+                                "jdbc:mariadb://127.0.0.1:" + proxy.port() + "/leases?user=leaser&password=leaser-pw",
+                                true))
+                        .administeredBy(admin, table -> root.execute(
+                                "GRANT SELECT, INSERT, UPDATE, DELETE ON leases." + table + " TO 'leaser'@'%'"));
+            });
         }
     };
 
@@ -179,21 +186,48 @@ enum JdbcVariant {
     }
 
     /** The superuser on both instances. */
-    private static TestDatabase onPostgres(PostgresServer postgres, String table) {
+    private static TestDatabase asSuperuser(PostgresServer postgres, String table) {
         return TestDatabase.onServer(postgres, postgres.dataSource(), postgres.dataSource(), table,
                 SqlDialect.POSTGRESQL, postgres.port(), proxy -> new SingleConnectionDataSource(
                         "jdbc:postgresql://" + proxy.address() + "/postgres", "postgres", "", true));
     }
 
     /** Root on both instances, the second one's driver counting changed rows ({@code useAffectedRows=true}). */
-    private static TestDatabase onMariaDb(MariaDbServer mariadb, String table) {
+    private static TestDatabase asRoot(MariaDbServer mariadb, String table) {
         return TestDatabase.onServer(mariadb, mariadb.dataSource(), mariadb.dataSource("useAffectedRows=true"), table,
                 SqlDialect.MYSQL, mariadb.port(),
                 proxy -> new SingleConnectionDataSource(mariadb.jdbcUrl(proxy.port()), true));
     }
 
-    private static MariaDbServer startMariaDb() throws Exception {
+    private static TestDatabase withPostgres(Setup<PostgresServer> setup) throws Exception {
+        return prepared(PostgresServer.start(), setup);
+    }
+
+    private static TestDatabase withMariaDb(Setup<MariaDbServer> setup) throws Exception {
         assumeTrue(MariaDbServer.installed(), MariaDbServer.NOT_INSTALLED);
-        return MariaDbServer.start("leases");
+        return prepared(MariaDbServer.start("leases"), setup);
+    }
+
+    /** Runs {@code setup} on a server just started, and stops the server again if the setup fails. */
+    private static <S extends AutoCloseable> TestDatabase prepared(S server, Setup<S> setup) throws Exception {
+        try {
+            return setup.on(server);
+        }
+        catch (Exception | Error ex) {
+            try {
+                server.close();
+            }
+            catch (Exception suppressed) {
+                ex.addSuppressed(suppressed);
+            }
+            throw ex;
+        }
+    }
+
+    /** What a variant makes of its server: the lease table, users and grants, and the DataSources of the test. */
+    @FunctionalInterface
+    private interface Setup<S> {
+
+        TestDatabase on(S server) throws Exception;
     }
 }
