@@ -3,601 +3,354 @@ package dev.lease.jdbc;
 import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
+import static org.assertj.core.api.Assertions.within;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
+import java.time.Instant;
 import java.util.EnumMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
-import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
-import org.springframework.transaction.support.TransactionTemplate;
 
+import dev.lease.Lease;
 import dev.lease.LeaseKind;
+import dev.lease.LeaseLostException;
 import dev.lease.LeaseSpec;
-import dev.lease.contract.LeaseBackendContractTest;
+import dev.lease.LeaseUnavailableException;
 import dev.lease.core.BackendRouter;
 import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
-import dev.lease.spi.Grant;
-import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
-import dev.lease.sql.SqlDialect;
+import dev.lease.testing.BlockingWork;
+import dev.lease.testing.MariaDbServer;
+import dev.lease.testing.PostgresServer;
 import dev.lease.testing.TcpProxy;
 
 /**
- * The contract suite plus what is specific to leases in a table: expiry on the database clock, two application
- * instances on separate DataSources, and bookkeeping that stays out of the caller's transaction. Subclasses say
- * which database.
+ * The contract suite with per-name tokens on H2 (a schema-qualified table), a real PostgreSQL and a real MariaDB
+ * server, two DataSources standing for two application instances; and on the servers, what only that database can
+ * get wrong.
  */
-abstract class JdbcLeaseBackendContractTest extends LeaseBackendContractTest<JdbcLeaseBackend.JdbcGrant> {
+@EnumSource(value = JdbcVariant.class, names = {"H2", "POSTGRESQL", "MARIADB"})
+class JdbcLeaseBackendContractTest extends JdbcLeaseBackendContract {
 
-    /** The DataSource of the first application instance. */
-    protected abstract DataSource dataSource();
-
-    /** Another DataSource on the same database, as a second application instance would have. */
-    protected abstract DataSource secondDataSource();
-
-    /** The lease table this test class uses. */
-    protected abstract String table();
-
-    /**
-     * A DataSource allowed to create and drop tables, for the tests that need a table of their own; the lease user's
-     * own {@link #dataSource()} unless a subclass runs the suite as a user with only the documented grants.
-     */
-    protected DataSource adminDataSource() {
-        return dataSource();
-    }
-
-    /** Called after a test created a table of its own through {@link #adminDataSource()}: grant the lease user on it. */
-    protected void grantOnTestTable(String testTable) {
-    }
-
-    private JdbcLeaseBackend first;
-    private JdbcLeaseBackend second;
-    private final List<LeaseEngine> extraEngines = new ArrayList<>();
-
-    @Override
-    protected synchronized LeaseBackend<JdbcLeaseBackend.JdbcGrant> backend() {
-        if (first == null) {
-            first = newBackend(dataSource());
-        }
-        return first;
-    }
-
-    @Override
-    protected synchronized LeaseBackend<JdbcLeaseBackend.JdbcGrant> secondBackend() {
-        if (second == null) {
-            second = newBackend(secondDataSource());
-        }
-        return second;
-    }
-
-    /** The backend of one application instance: per-name tokens unless a subclass says otherwise. */
-    protected JdbcLeaseBackend newBackend(DataSource dataSource) {
-        return new JdbcLeaseBackend(dataSource, table());
-    }
-
-    @Override
-    protected void breakLease(String name) {
-        int rows = new JdbcTemplate(secondDataSource())
-                .update("UPDATE " + table() + " SET owner = 'someone-else' WHERE name = ?", name);
-        assertThat(rows).as("lease row to break").isEqualTo(1);
-    }
-
-    @AfterEach
-    void closeExtraEngines() {
-        extraEngines.forEach(LeaseEngine::close);
-    }
-
-    /** On PostgreSQL each backend that waited holds a listening connection until it is closed. */
-    @AfterEach
-    synchronized void closeBackends() {
-        if (first != null) {
-            first.close();
-        }
-        if (second != null) {
-            second.close();
-        }
-    }
-
-    @Test
-    void aGrantWhoseRowExpiredOnTheDatabaseClockIsTakenOverAtOnce() throws Exception {
+    /** A lease held in the west is busy in the east until released, then granted there with a higher token. */
+    private void assertInstancesAgreeOnExpiry(JdbcLeaseBackend west, JdbcLeaseBackend east) throws Exception {
         String name = uniqueName();
-        var holder = grant(backend(), name, Duration.ofHours(1)).orElseThrow();
-        assertThat(grant(secondBackend(), name, seconds(30))).as("taken while an hour is left").isEmpty();
-
-        // Only the database's clock moves the row into the past; the holder's JVM still believes in an hour.
-        new JdbcTemplate(dataSource()).update("UPDATE " + table() + " SET expires_at = " + dialect().now()
-                + " WHERE name = ?", name);
-
-        var successor = grant(secondBackend(), name, seconds(30)).orElseThrow();
-        assertThat(successor.token().getAsLong()).isGreaterThan(holder.token().getAsLong());
-        assertThat(backend().renew(holder)).as("expired holder renews").isFalse();
-        secondBackend().release(successor);
+        var held = grant(west, name, seconds(30)).orElseThrow();
+        assertThat(grant(east, name, seconds(30))).as("taken from another time zone").isEmpty();
+        assertThat(west.renew(held)).isTrue();
+        west.release(held);
+        var next = grant(east, name, seconds(30)).orElseThrow();
+        assertThat(next.token().getAsLong()).isGreaterThan(held.token().getAsLong());
+        east.release(next);
     }
 
-    @Test
-    void aGrantTheDatabaseStillHoldsIsNotTakenWhateverTheJvmClockSays() throws Exception {
-        String name = uniqueName();
-        Duration ttl = shortTtl();
-        var holder = grant(backend(), name, ttl).orElseThrow();
-        // The database moves the expiry an hour ahead; if anyone judged expiry by grant time + ttl on a JVM clock,
-        // the lease would be free again after one ttl.
-        new JdbcTemplate(dataSource()).update("UPDATE " + table() + " SET expires_at = " + nowPlusMillisSql()
-                + " WHERE name = ?", Duration.ofHours(1).toMillis(), name);
-        await().during(ttl.multipliedBy(2)).atMost(ttl.multipliedBy(2).plus(seconds(10)))
-                .pollInterval(Duration.ofMillis(200))
-                .until(() -> grant(secondBackend(), name, seconds(30)).isEmpty());
-        assertThat(backend().renew(holder)).as("holder still renews after several ttls").isTrue();
-        backend().release(holder);
-    }
+    /** The faults only a server can have: sessions in different time zones, a killed connection, a stopped server. */
+    @Nested
+    @OnlyOn(JdbcVariant.POSTGRESQL)
+    class OnPostgresql {
 
-    @Test
-    void noJvmTimeIsEverSentToTheDatabase() throws Exception {
-        Set<String> boundTypes = ConcurrentHashMap.newKeySet();
-        JdbcLeaseBackend recorded = new JdbcLeaseBackend(recording(dataSource(), boundTypes), table());
-        String name = uniqueName();
-        var grant = grant(recorded, name, seconds(30)).orElseThrow();
-        assertThat(recorded.renew(grant)).isTrue();
-        recorded.release(grant);
-        assertThat(grant(recorded, name, seconds(30))).isPresent();
-        recorded.abandon(new GrantRequest(name, seconds(30), reason -> { }));
-        assertThat(boundTypes).as("types of every bound parameter").isNotEmpty()
-                .allMatch(t -> t.equals("String") || t.equals("Long") || t.equals("Integer"), "a string or a number");
-    }
+        private static PostgresServer postgres() {
+            return database().server(PostgresServer.class);
+        }
 
-    @Test
-    void leaseBookkeepingNeverJoinsTheCallersTransaction() throws Exception {
-        String name = uniqueName();
-        JdbcTemplate outside = new JdbcTemplate(secondDataSource());
-        TransactionTemplate business = new TransactionTemplate(new DataSourceTransactionManager(dataSource()));
-        var grant = business.execute(status -> {
+        @Test
+        void instancesWhoseSessionsRunInDifferentTimeZonesAgreeOnExpiry() throws Exception {
+            // 26 hours apart: with a timestamp column without time zone, the eastern instance would see the western
+            // holder's lease as expired a day ago and take it.
+            DataSource western = inTimeZone("Etc/GMT+12");
+            DataSource eastern = inTimeZone("Pacific/Kiritimati");
+            assertThat(new JdbcTemplate(western).queryForObject("SHOW TIME ZONE", String.class))
+                    .isEqualTo("Etc/GMT+12");
+            assertThat(new JdbcTemplate(eastern).queryForObject("SHOW TIME ZONE", String.class))
+                    .isEqualTo("Pacific/Kiritimati");
+            JdbcLeaseBackend west = new JdbcLeaseBackend(western);
+            JdbcLeaseBackend east = new JdbcLeaseBackend(eastern);
+            assertInstancesAgreeOnExpiry(west, east);
+        }
+
+        /** Connections whose session time zone is {@code zone} (pgjdbc would otherwise send the JVM's own). */
+        private static DataSource inTimeZone(String zone) {
+            return new DelegatingDataSource(postgres().dataSource()) {
+                @Override
+                public Connection getConnection() throws SQLException {
+                    Connection connection = super.getConnection();
+                    try (Statement statement = connection.createStatement()) {
+                        statement.execute("SET TIME ZONE '" + zone + "'");
+                    }
+                    return connection;
+                }
+            };
+        }
+
+        @Test
+        void aKilledConnectionInterruptsTheHolderWithLeaseLostException() throws Exception {
+            // The holder's only connection: once the server kills it, renewal cannot reach the lease row.
+            SingleConnectionDataSource single = new SingleConnectionDataSource(
+                    postgres().dataSource(Map.of("ApplicationName", "lease-holder")).getConnection(), true);
             try {
-                var g = grant(backend(), name, seconds(30)).orElseThrow();
-                // Visible to another connection before the business transaction ends: it was committed on its own.
-                assertThat(outside.queryForObject("SELECT owner FROM " + table() + " WHERE name = ?", String.class,
-                        name)).isNotNull();
-                assertThat(backend().renew(g)).isTrue();
-                status.setRollbackOnly();
-                return g;
-            }
-            catch (Exception ex) {
-                throw new IllegalStateException(ex);
-            }
-        });
-        // The business rollback did not undo the grant.
-        assertThat(grant(secondBackend(), name, seconds(30))).as("granted to another instance after rollback").isEmpty();
-        assertThat(backend().renew(grant)).isTrue();
-        // Release inside a transaction that rolls back still frees the lease.
-        business.executeWithoutResult(status -> {
-            try {
-                backend().release(grant);
-            }
-            catch (Exception ex) {
-                throw new IllegalStateException(ex);
-            }
-            status.setRollbackOnly();
-        });
-        assertThat(grant(secondBackend(), name, seconds(30))).as("free after release").isPresent();
-    }
-
-    /**
-     * The holder's renewal reaches the database, which executes it, and then the holder hears nothing more (a process
-     * pause, a network that stops answering): had the statement run in a transaction, its COMMIT would never come and
-     * the row would stay locked until the server drops the connection. Another instance takes over once the lease
-     * expired, as after any other loss.
-     */
-    @Test
-    void aHolderStalledRightAfterItsRenewalReachedTheDatabaseDoesNotBlockATakeover() throws Exception {
-        assumeTrue(serverPort() > 0, "the database runs in this JVM: no network to stall");
-        String name = uniqueName();
-        Duration ttl = shortTtl();
-        try (TcpProxy proxy = new TcpProxy(serverPort())) {
-            SingleConnectionDataSource stalled = through(proxy);
-            try {
-                LeaseEngine holder = engineOver(new JdbcLeaseBackend(stalled, table()));
-                holder.acquire(LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(ttl));
-                // From now on the database executes the holder's next renewal but its answer never comes back.
-                proxy.delayReplyAfter("UPDATE".getBytes(StandardCharsets.US_ASCII), Duration.ofHours(1));
-
-                var successor = await("another instance granted the lease of a holder stalled mid-renewal")
-                        .atMost(ttl.multipliedBy(3).plus(seconds(10))).pollInterval(Duration.ofMillis(100))
-                        .ignoreExceptions()
-                        .until(() -> grant(secondBackend(), name, seconds(30)), Optional::isPresent).orElseThrow();
-                secondBackend().release(successor);
+                JdbcLeaseBackend holder = new JdbcLeaseBackend(single);
+                assertHolderLosesLeaseWhen(holder, () -> {
+                    Integer killed = new JdbcTemplate(postgres().dataSource()).queryForObject(
+                            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ?",
+                            Integer.class, "lease-holder");
+                    assertThat(killed).as("holder connections terminated").isEqualTo(1);
+                });
             }
             finally {
-                proxy.close();
-                stalled.destroy();
+                single.destroy();
             }
         }
-    }
 
-    @Test
-    void theHealthCheckReadsTheLeaseTableWithinItsTimeoutAndNamesIt() throws Exception {
-        List<Integer> timeouts = Collections.synchronizedList(new ArrayList<>());
-        JdbcLeaseBackend watched = new JdbcLeaseBackend(queryTimeouts(dataSource(), timeouts), table());
+        @Test
+        void aStoppedDatabaseInterruptsTheHolderWithLeaseLostException() throws Exception {
+            PostgresServer doomed = PostgresServer.start();
+            try {
+                JdbcLeaseBackend holder = new JdbcLeaseBackend(doomed.dataSource());
+                holder.createSchema();
+                assertHolderLosesLeaseWhen(holder, doomed::stop);
+            }
+            finally {
+                doomed.close();
+            }
+        }
 
-        assertThat(watched.checkHealth(Duration.ofMillis(1500))).containsExactly(Map.entry("table", table()));
-        assertThat(timeouts).as("query timeouts, in seconds, rounded up").containsExactly(2);
-    }
+        /**
+         * A waiter whose connection goes silent (a frozen network: pgjdbc has no socket timeout by default, so a
+         * statement would wait for ever) gives up at its waitFor plus a bound, naming the unreachable store, never a
+         * busy lease.
+         */
+        @Test
+        void aWaiterCutOffByAFrozenNetworkGivesUpAtItsWaitForNamingTheUnreachableStore() throws Exception {
+            Map<LeaseKind, LeaseBackend<?>> direct = new EnumMap<>(LeaseKind.class);
+            direct.put(LeaseKind.CORRECTNESS, new JdbcLeaseBackend(postgres().dataSource()));
+            direct.put(LeaseKind.EFFICIENCY, direct.get(LeaseKind.CORRECTNESS));
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            try (TcpProxy proxy = new TcpProxy(postgres().port());
+                    LeaseEngine holders = new LeaseEngine(BackendRouter.of(direct), LeaseDefaults.standard())) {
+                SingleConnectionDataSource viaProxy = new SingleConnectionDataSource(
+                        "jdbc:postgresql://" + proxy.address() + "/postgres", "postgres", "", true);
+                Map<LeaseKind, LeaseBackend<?>> cutOff = new EnumMap<>(LeaseKind.class);
+                cutOff.put(LeaseKind.CORRECTNESS, new JdbcLeaseBackend(viaProxy));
+                cutOff.put(LeaseKind.EFFICIENCY, cutOff.get(LeaseKind.CORRECTNESS));
+                try (LeaseEngine waiters = new LeaseEngine(BackendRouter.of(cutOff), LeaseDefaults.standard())) {
+                    String name = uniqueName();
+                    LeaseSpec spec = LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(seconds(30));
+                    Duration waitFor = Duration.ofMillis(1500);
+                    try (Lease held = holders.acquire(spec)) {
+                        long start = System.nanoTime();
+                        Future<Lease> waiter = pool.submit(() -> waiters.acquire(spec.withWaitFor(waitFor)));
+                        Thread.sleep(300); // waiting on the busy lease by now, over a live connection
+                        proxy.freeze();
 
-    @Test
-    void aDroppedLeaseTableIsNotHealthy() throws Exception {
-        String dropped = table() + "_health";
-        JdbcLeaseBackend backend = new JdbcLeaseBackend(dataSource(), dropped);
-        new JdbcLeaseBackend(adminDataSource(), dropped).createSchema();
-        grantOnTestTable(dropped);
-        assertThat(backend.checkHealth(Duration.ofSeconds(2))).containsEntry("table", dropped);
-
-        new JdbcTemplate(adminDataSource()).execute("DROP TABLE " + dropped);
-
-        assertThatThrownBy(() -> backend.checkHealth(Duration.ofSeconds(2))).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("The lease table " + dropped + " cannot be read");
-    }
-
-    @Test
-    void anUnreachableDatabaseIsNotHealthy() throws Exception {
-        assumeTrue(serverPort() > 0, "the database runs in this JVM: it cannot be out of reach");
-        // A port held bound but not listening refuses every connection, and no other process can take it meanwhile:
-        // the proxy in front of it stands for a database server that is down.
-        try (Socket down = new Socket()) {
-            down.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            try (TcpProxy proxy = new TcpProxy(down.getLocalPort())) {
-                SingleConnectionDataSource unreachable = through(proxy);
-                try {
-                    JdbcLeaseBackend backend = new JdbcLeaseBackend(unreachable, table());
-                    assertThatThrownBy(() -> backend.checkHealth(Duration.ofSeconds(2)))
-                            .isInstanceOf(IllegalStateException.class)
-                            .hasMessageContaining("The lease table " + table() + " cannot be read");
+                        assertThatThrownBy(() -> waiter.get(seconds(60).toMillis(), TimeUnit.MILLISECONDS))
+                                .isInstanceOf(ExecutionException.class)
+                                .cause().isInstanceOf(LeaseUnavailableException.class)
+                                .hasMessageContaining("'" + name + "'")
+                                .hasMessageContaining("jdbc store could not be reached")
+                                .hasMessageNotContaining("held by someone else");
+                        Duration took = Duration.ofNanos(System.nanoTime() - start);
+                        System.out.println("Frozen PostgreSQL connection: waiter with waitFor " + waitFor.toMillis()
+                                + " ms gave up after " + took.toMillis() + " ms");
+                        assertThat(took).as("waitFor plus a bound").isLessThanOrEqualTo(waitFor.plus(seconds(3)));
+                    }
+                    finally {
+                        proxy.unfreeze(); // lets the abandoned statement end
+                    }
                 }
                 finally {
-                    unreachable.destroy();
+                    viaProxy.destroy();
                 }
             }
-        }
-    }
-
-    /** The database server's TCP port, or 0 when the database runs inside this JVM. */
-    protected int serverPort() {
-        return 0;
-    }
-
-    /** One connection to the database through {@code proxy}; only called when {@link #serverPort()} is positive. */
-    protected SingleConnectionDataSource through(TcpProxy proxy) {
-        throw new UnsupportedOperationException("no network between this test and its database");
-    }
-
-    /**
-     * Through a DataSource that hands out the thread's transactional connection, a lease statement must still not run
-     * on it: switching that connection to autocommit would commit the caller's work halfway.
-     */
-    @Test
-    void leaseBookkeepingNeverCommitsTheCallersTransactionThroughATransactionAwareDataSource() throws Exception {
-        // One DataSource object: transactions are bound to the thread by DataSource instance.
-        DataSource shared = dataSource();
-        JdbcTemplate admin = new JdbcTemplate(shared);
-        new JdbcTemplate(adminDataSource()).execute("CREATE TABLE IF NOT EXISTS lease_business_probe (id VARCHAR(255))");
-        grantOnTestTable("lease_business_probe");
-        String name = uniqueName();
-        TransactionAwareDataSourceProxy aware = new TransactionAwareDataSourceProxy(shared);
-        JdbcLeaseBackend leases = new JdbcLeaseBackend(aware, table());
-        TransactionTemplate business = new TransactionTemplate(new DataSourceTransactionManager(shared));
-        var grant = business.execute(status -> {
-            new JdbcTemplate(aware).update("INSERT INTO lease_business_probe (id) VALUES (?)", name);
-            try {
-                var g = grant(leases, name, seconds(30)).orElseThrow();
-                status.setRollbackOnly();
-                return g;
-            }
-            catch (Exception ex) {
-                throw new IllegalStateException(ex);
-            }
-        });
-        assertThat(admin.queryForObject("SELECT COUNT(*) FROM lease_business_probe WHERE id = ?", Integer.class, name))
-                .as("the business row, rolled back").isZero();
-        assertThat(grant(secondBackend(), name, seconds(30))).as("the grant, committed on its own").isEmpty();
-        leases.release(grant);
-    }
-
-    @Test
-    void abandoningARequestWhoseCommitWasNotReportedFreesTheRowForAnotherInstance() throws Exception {
-        // The grant committed but its answer was lost (a dropped connection, a timeout): the same request, abandoned,
-        // must free the row, or the name stays blocked for everyone until the ttl runs out.
-        String name = uniqueName();
-        GrantRequest request = new GrantRequest(name, Duration.ofHours(1), reason -> { });
-        assertThat(backend().tryAcquire(request)).isPresent();
-        assertThat(grant(secondBackend(), name, seconds(30))).as("busy before").isEmpty();
-
-        backend().abandon(request);
-
-        assertThat(grant(secondBackend(), name, seconds(30))).as("free after").isPresent();
-    }
-
-    @Test
-    void abandoningARequestThatGotNoGrantLeavesTheHoldersRowAlone() throws Exception {
-        String name = uniqueName();
-        var holder = grant(secondBackend(), name, Duration.ofHours(1)).orElseThrow();
-        GrantRequest refused = new GrantRequest(name, seconds(30), reason -> { });
-        assertThat(backend().tryAcquire(refused)).isEmpty();
-
-        backend().abandon(refused);
-
-        assertThat(secondBackend().renew(holder)).as("the holder's grant survives").isTrue();
-        assertThat(grant(backend(), name, seconds(30))).as("still busy").isEmpty();
-        secondBackend().release(holder);
-    }
-
-    /** As on ZooKeeper: a case-insensitive collation (MySQL's default) would make them one row and one counter. */
-    @Test
-    void namesThatDifferOnlyInCaseAreTwoLeasesWithTokensOfTheirOwn() throws Exception {
-        String upper = uniqueName() + "-CaseJob";
-        String lower = uniqueName() + "-casejob";
-        var firstOfUpper = grant(backend(), upper, seconds(30)).orElseThrow();
-        backend().release(firstOfUpper);
-        var upperHeld = grant(backend(), upper, seconds(30)).orElseThrow();
-
-        var lowerHeld = grant(secondBackend(), lower, seconds(30))
-                .orElseThrow(() -> new AssertionError("'" + lower + "' is busy while '" + upper + "' is held"));
-        assertThat(upperHeld.token().getAsLong()).isGreaterThan(firstOfUpper.token().getAsLong());
-        // Per-name tokens: a new row starts where the shared counter stands (nowhere here), so both names' first
-        // grants carry the same token, and each counts on its own.
-        assertThat(lowerHeld.token()).as("first token of '%s'", lower).isEqualTo(firstOfUpper.token());
-        assertThat(new JdbcTemplate(dataSource()).queryForObject("SELECT token FROM " + table() + " WHERE name = ?",
-                Long.class, upper)).as("token of '%s'", upper).isEqualTo(upperHeld.token().getAsLong());
-        backend().release(upperHeld);
-        secondBackend().release(lowerHeld);
-    }
-
-    /**
-     * A batch larger than one statement's share, in two ttls: one UPDATE per ttl and per chunk renews every grant
-     * still held, and exactly the grants broken, expired or released come back as lost, found by one SELECT per
-     * statement that fell short.
-     */
-    @Test
-    void aBatchIsRenewedWithOneStatementPerTtlAndChunkAndReportsExactlyTheLostGrants() throws Exception {
-        List<String> prepared = Collections.synchronizedList(new ArrayList<>());
-        JdbcLeaseBackend batch = new JdbcLeaseBackend(preparedSql(dataSource(), prepared), table());
-        String prefix = uniqueName();
-        List<JdbcLeaseBackend.JdbcGrant> longer = new ArrayList<>();
-        for (int i = 0; i < BatchRenewal.CHUNK + 7; i++) {
-            longer.add(grant(backend(), prefix + "-long-" + i, Duration.ofMinutes(10)).orElseThrow());
-        }
-        List<JdbcLeaseBackend.JdbcGrant> shorter = new ArrayList<>();
-        for (int i = 0; i < 5; i++) {
-            shorter.add(grant(backend(), prefix + "-short-" + i, Duration.ofMinutes(5)).orElseThrow());
-        }
-        JdbcTemplate admin = new JdbcTemplate(secondDataSource());
-        // Every grant about to expire, so that a renewal shows in expires_at.
-        admin.update("UPDATE " + table() + " SET expires_at = " + nowPlusMillisSql() + " WHERE name LIKE ?",
-                seconds(30).toMillis(), prefix + "-%");
-        breakLease(longer.get(3).name());
-        breakLease(shorter.get(1).name());
-        admin.update("UPDATE " + table() + " SET expires_at = " + dialect().now() + " WHERE name = ?",
-                longer.get(BatchRenewal.CHUNK + 2).name());
-        backend().release(longer.get(BatchRenewal.CHUNK - 1));
-        Set<JdbcLeaseBackend.JdbcGrant> expectedLost = Set.of(longer.get(3), shorter.get(1),
-                longer.get(BatchRenewal.CHUNK + 2), longer.get(BatchRenewal.CHUNK - 1));
-        List<JdbcLeaseBackend.JdbcGrant> all = new ArrayList<>(longer);
-        all.addAll(shorter);
-
-        Set<JdbcLeaseBackend.JdbcGrant> lost = batch.renewAll(all);
-
-        assertThat(lost).containsExactlyInAnyOrderElementsOf(expectedLost);
-        // Two chunks of the longer ttl and one of the shorter, each with a loss.
-        assertThat(prepared.stream().filter(sql -> sql.startsWith("UPDATE")).count()).as("renewal statements")
-                .isEqualTo(3);
-        assertThat(prepared.stream().filter(sql -> sql.startsWith("SELECT")).count()).as("lookups of the lost")
-                .isEqualTo(3);
-        // The survivors now expire a ttl from now, not in 30 s.
-        Integer stillShort = admin.queryForObject("SELECT COUNT(*) FROM " + table() + " WHERE name LIKE ? AND owner IS "
-                + "NOT NULL AND expires_at < " + nowPlusMillisSql(), Integer.class, prefix + "-%",
-                Duration.ofMinutes(4).toMillis());
-        assertThat(stillShort).as("rows with an owner a renewal did not extend: the two broken, the expired").isEqualTo(3);
-        for (var g : all) {
-            if (!expectedLost.contains(g)) {
-                backend().release(g);
+            finally {
+                pool.shutdownNow();
             }
         }
-    }
 
-    @Test
-    void aBatchWhoseGrantsAreAllHeldNeedsNoLookup() throws Exception {
-        List<String> prepared = Collections.synchronizedList(new ArrayList<>());
-        JdbcLeaseBackend batch = new JdbcLeaseBackend(preparedSql(dataSource(), prepared), table());
-        List<JdbcLeaseBackend.JdbcGrant> held = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            held.add(grant(backend(), uniqueName() + "-" + i, seconds(30)).orElseThrow());
+        private void assertHolderLosesLeaseWhen(LeaseBackend<?> holder, ThrowingAction fault) throws Exception {
+            Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
+            routes.put(LeaseKind.CORRECTNESS, holder);
+            routes.put(LeaseKind.EFFICIENCY, holder);
+            Duration ttl = shortTtl();
+            BlockingWork work = new BlockingWork();
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            try (LeaseEngine holderEngine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard())) {
+                Future<String> call = pool.submit(() -> holderEngine.execute(
+                        LeaseSpec.of(uniqueName(), LeaseKind.CORRECTNESS).withTtl(ttl), work));
+                assertThat(work.awaitStarted(seconds(30))).isTrue();
+                long faultAt = System.nanoTime();
+                fault.run();
+                assertThatThrownBy(
+                        () -> call.get(ttl.multipliedBy(2).plus(seconds(10)).toMillis(), TimeUnit.MILLISECONDS))
+                        .isInstanceOf(ExecutionException.class)
+                        .cause().isInstanceOf(LeaseLostException.class)
+                        .hasCauseInstanceOf(InterruptedException.class);
+                assertThat(work.wasInterrupted()).as("holder interrupted").isTrue();
+                System.out.println("Holder interrupted " + Duration.ofNanos(System.nanoTime() - faultAt).toMillis()
+                        + " ms after the fault (ttl " + ttl.toMillis() + " ms)");
+            }
+            finally {
+                pool.shutdownNow();
+            }
         }
-        assertThat(batch.renewAll(held)).isEmpty();
-        assertThat(batch.renewAll(List.of())).isEmpty();
-        assertThat(prepared.size()).as("statements").isEqualTo(1);
-        assertThat(prepared.get(0)).startsWith("UPDATE");
-        for (var g : held) {
-            backend().release(g);
+
+        @FunctionalInterface
+        private interface ThrowingAction {
+            void run() throws Exception;
         }
     }
 
     /**
-     * A lease table of the application's own may hold shorter names than the shipped DDL (255 characters, above any
-     * lease name): a longer name is refused by the name check, which the engine makes before asking the database and
-     * the starter at startup, rather than by the database at the grant. The column's length is read by
-     * {@link JdbcLeaseBackend#verifySchema} or, without it, by the first grant before it writes.
+     * What only MariaDB/MySQL can get wrong: session time zones with daylight saving time, and an UPDATE that changes
+     * no value reporting no row with {@code useAffectedRows=true} (the driver setting of the second instance).
      */
-    @Test
-    void aNameLongerThanTheNameColumnIsRefusedBeforeTheDatabaseIsAsked() throws Exception {
-        String narrow = table() + "_narrow";
-        // The table is the test's, made by the admin: a least-privileged lease user may not create tables.
-        JdbcTemplate jdbc = new JdbcTemplate(adminDataSource());
-        jdbc.execute("CREATE TABLE " + narrow + " (name VARCHAR(16) NOT NULL PRIMARY KEY, owner VARCHAR(64), "
-                + "token BIGINT NOT NULL, expires_at "
-                + (dialect() == SqlDialect.MYSQL ? "DATETIME(6)" : "TIMESTAMP WITH TIME ZONE") + " NOT NULL)");
-        grantOnTestTable(narrow);
-        try {
-            JdbcLeaseBackend verified = new JdbcLeaseBackend(dataSource(), narrow);
-            verified.verifySchema();
-            assertRefusesLongerNamesThan16(verified);
-            JdbcLeaseBackend unverified = new JdbcLeaseBackend(dataSource(), narrow);
-            LeaseEngine engine = engineOver(unverified);
-            assertThatThrownBy(() -> engine.tryAcquire(LeaseSpec.of("seventeen-chars-y", LeaseKind.CORRECTNESS)))
-                    .as("not verified: the first grant reads the column's length before it writes")
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("holds at most 16");
-            assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + narrow, Integer.class))
-                    .as("nothing was written for the refused name").isZero();
-            assertRefusesLongerNamesThan16(unverified);
-            try (var lease = engine.acquire(LeaseSpec.of("sixteen-chars-yy", LeaseKind.CORRECTNESS))) {
-                assertThat(lease.token().value()).isPositive();
-            }
-            verified.close();
-            unverified.close();
+    @Nested
+    @OnlyOn(JdbcVariant.MARIADB)
+    class OnMariaDb {
+
+        private static boolean parisLoaded;
+
+        @BeforeAll
+        static void loadParis() throws Exception {
+            parisLoaded = mariadb().loadTimeZone("Europe/Paris");
         }
-        finally {
-            jdbc.execute("DROP TABLE " + narrow);
+
+        private static MariaDbServer mariadb() {
+            return database().server(MariaDbServer.class);
         }
-    }
 
-    private static void assertRefusesLongerNamesThan16(JdbcLeaseBackend backend) {
-        assertThatThrownBy(() -> backend.validateName("seventeen-chars-x"))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("'seventeen-chars-x' for the jdbc backend")
-                .hasMessageContaining("17 characters long")
-                .hasMessageContaining("name column of the lease table " + backend.table() + " holds at most 16");
-        backend.validateName("sixteen-chars-xx");
-    }
-
-    @Test
-    void refusesTableNamesThatAreNotPlainIdentifiers() {
-        for (String bad : List.of("lease_lock; DROP TABLE users", "\"lease\"", "a.b.c", "1lease", "lease lock", "",
-                "x".repeat(200))) {
-            assertThatThrownBy(() -> new JdbcLeaseBackend(dataSource(), bad))
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("lease.jdbc.table");
+        @Test
+        void instancesWhoseSessionsRunInDifferentTimeZonesAgreeOnExpiry() throws Exception {
+            // 25 hours apart, MariaDB's widest offsets: expiry judged on session-local times would make the western
+            // holder's lease a day old in the east.
+            JdbcLeaseBackend west = new JdbcLeaseBackend(inZone("-12:00", ""));
+            JdbcLeaseBackend east = new JdbcLeaseBackend(inZone("+13:00", ""));
+            assertInstancesAgreeOnExpiry(west, east);
         }
-        assertThat(new JdbcLeaseBackend(dataSource(), "leases.lease_lock").table()).isEqualTo("leases.lease_lock");
-    }
 
-    /** The dialect of this test's database. */
-    protected abstract SqlDialect dialect();
+        /**
+         * Europe/Paris repeats 02:00-03:00 on 2025-10-26 and skips it on 2025-03-30. Each step runs on sessions whose
+         * database clock is frozen at a chosen instant ({@code SET timestamp}), one in the holder's time zone, one in
+         * another's: the lease lasts exactly its ttl from the last grant or renewal, for both.
+         */
+        @ParameterizedTest(name = "granted at {0} in {1}, seen from {2}")
+        @CsvSource({
+            "2025-10-26T00:40:00Z, Europe/Paris, +00:00", // renewal ends in the repeated hour's second pass
+            "2025-10-26T00:40:00Z, +00:00, Europe/Paris",
+            "2025-10-26T01:10:00Z, Europe/Paris, +00:00", // granted in the repeated hour's second pass
+            "2025-10-26T01:10:00Z, +00:00, Europe/Paris",
+            "2025-03-30T00:20:00Z, Europe/Paris, -05:00", // expires in the skipped hour
+            "2025-03-30T00:20:00Z, -05:00, Europe/Paris",
+        })
+        void aLeaseLastsItsTtlAcrossADaylightSavingChangeInEveryTimeZone(Instant grantedAt, String holderZone,
+                String otherZone) throws Exception {
+            assumeTrue(parisLoaded, "Europe/Paris could not be loaded into MariaDB: apt-get install -y tzdata");
+            Duration ttl = Duration.ofMinutes(30);
+            Instant renewedAt = grantedAt.plus(ttl.dividedBy(2));
+            Instant expiresAt = renewedAt.plus(ttl);
+            String name = uniqueName() + "-" + grantedAt.getEpochSecond() + holderZone;
 
-    private String nowPlusMillisSql() {
-        return dialect().nowPlusMillis();
-    }
+            var held = grant(at(grantedAt, holderZone), name, ttl).orElseThrow();
+            assertThat(grant(at(grantedAt.plusSeconds(1), otherZone), name, ttl)).as("taken right after the grant")
+                    .isEmpty();
+            assertThat(at(renewedAt, holderZone).renew(held)).as("renewed halfway").isTrue();
 
-    private LeaseEngine engineOver(LeaseBackend<?> backend) {
-        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
-        routes.put(LeaseKind.CORRECTNESS, backend);
-        routes.put(LeaseKind.EFFICIENCY, backend);
-        LeaseEngine engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());
-        extraEngines.add(engine);
-        return engine;
-    }
+            Instant justBefore = expiresAt.minusMillis(1);
+            assertThat(grant(at(justBefore, otherZone), name, ttl)).as("taken from %s before expiry", otherZone)
+                    .isEmpty();
+            assertThat(grant(at(justBefore, holderZone), name, ttl)).as("taken from %s before expiry", holderZone)
+                    .isEmpty();
 
-    /** A DataSource that notes the Java type of every parameter bound to a prepared statement. */
-    private static DataSource recording(DataSource target, Set<String> boundTypes) {
-        return new DelegatingDataSource(target) {
-            @Override
-            public Connection getConnection() throws SQLException {
-                Connection connection = super.getConnection();
-                return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
-                        (proxy, method, args) -> {
-                            Object result = invoke(connection, method, args);
-                            if (result instanceof PreparedStatement ps) {
-                                return recordingStatement(ps, boundTypes);
-                            }
-                            return result;
-                        });
-            }
-        };
-    }
-
-    private static PreparedStatement recordingStatement(PreparedStatement ps, Set<String> boundTypes) {
-        return (PreparedStatement) Proxy.newProxyInstance(JdbcLeaseBackendContractTest.class.getClassLoader(),
-                new Class<?>[] {PreparedStatement.class}, (proxy, method, args) -> {
-                    if (method.getName().startsWith("set") && args != null && args.length >= 2
-                            && args[0] instanceof Integer) {
-                        boundTypes.add(args[1] == null ? "null" : args[1].getClass().getSimpleName());
-                    }
-                    return invoke(ps, method, args);
-                });
-    }
-
-    /** Records the SQL of every statement prepared through the returned DataSource. */
-    static DataSource preparedSql(DataSource target, List<String> prepared) {
-        return new DelegatingDataSource(target) {
-            @Override
-            public Connection getConnection() throws SQLException {
-                Connection connection = super.getConnection();
-                return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
-                        (proxy, method, args) -> {
-                            if (method.getName().equals("prepareStatement")) {
-                                prepared.add((String) args[0]);
-                            }
-                            return invoke(connection, method, args);
-                        });
-            }
-        };
-    }
-
-    /** Records the query timeout of every statement prepared through the returned DataSource. */
-    private static DataSource queryTimeouts(DataSource target, List<Integer> timeouts) {
-        return new DelegatingDataSource(target) {
-            @Override
-            public Connection getConnection() throws SQLException {
-                Connection connection = super.getConnection();
-                return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
-                        (proxy, method, args) -> {
-                            Object result = invoke(connection, method, args);
-                            if (!(result instanceof PreparedStatement ps)) {
-                                return result;
-                            }
-                            return Proxy.newProxyInstance(getClass().getClassLoader(),
-                                    new Class<?>[] {PreparedStatement.class}, (p, m, a) -> {
-                                        if (m.getName().equals("setQueryTimeout")) {
-                                            timeouts.add((Integer) a[0]);
-                                        }
-                                        return invoke(ps, m, a);
-                                    });
-                        });
-            }
-        };
-    }
-
-    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
+            var next = grant(at(expiresAt, otherZone), name, ttl).orElseThrow(
+                    () -> new AssertionError("not expired for " + otherZone + " at " + expiresAt));
+            assertThat(next.token().getAsLong()).isGreaterThan(held.token().getAsLong());
+            assertThat(at(expiresAt, holderZone).renew(held)).as("expired holder renews").isFalse();
         }
-        catch (InvocationTargetException ex) {
-            throw ex.getCause();
+
+        /**
+         * A renewal in the same database microsecond as the grant sets the same {@code expires_at}: with
+         * {@code useAffectedRows=true} the UPDATE changed nothing and reports 0 rows, yet the lease is still held.
+         */
+        @Test
+        void aRenewalThatChangesNoValueStillRenews() throws Exception {
+            Instant frozen = Instant.now();
+            JdbcLeaseBackend backend = new JdbcLeaseBackend(mariadb().dataSource("useAffectedRows=true",
+                    "sessionVariables=timestamp=" + micros(frozen)));
+            String name = uniqueName();
+            var held = grant(backend, name, seconds(30)).orElseThrow();
+            assertThat(backend.renew(held)).as("renewed at the grant's instant").isTrue();
+            assertThat(backend.renew(held)).as("renewed again").isTrue();
+            backend.release(held);
+            assertThat(grant(secondBackend(), name, seconds(30))).as("free after release").isPresent();
+        }
+
+        /** As above for a batch: the short update count sends the batch to its lookup, which finds every grant held. */
+        @Test
+        void aBatchRenewalThatChangesNoValueStillRenewsEveryGrant() throws Exception {
+            Instant frozen = Instant.now();
+            JdbcLeaseBackend backend = new JdbcLeaseBackend(mariadb().dataSource("useAffectedRows=true",
+                    "sessionVariables=timestamp=" + micros(frozen)));
+            var first = grant(backend, uniqueName() + "-1", seconds(30)).orElseThrow();
+            var second = grant(backend, uniqueName() + "-2", seconds(30)).orElseThrow();
+            assertThat(backend.renewAll(java.util.List.of(first, second))).as("lost at the grants' instant").isEmpty();
+            backend.release(first);
+            backend.release(second);
+        }
+
+        /** A table made by the former script: a TIMESTAMP expires_at is converted through the session time zone. */
+        @Test
+        void aTableWhoseExpiryIsATimestampColumnIsRefusedWithTheFix() {
+            JdbcTemplate jdbc = new JdbcTemplate(dataSource());
+            jdbc.execute("CREATE TABLE old_lease_lock (name VARCHAR(255) NOT NULL PRIMARY KEY, owner VARCHAR(64) NULL, "
+                    + "token BIGINT NOT NULL, expires_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6))");
+            JdbcLeaseBackend old = new JdbcLeaseBackend(dataSource(), "old_lease_lock");
+            assertThatThrownBy(old::verifySchema).isInstanceOf(DataAccessException.class)
+                    .hasMessageContaining("old_lease_lock.expires_at is a TIMESTAMP")
+                    .hasMessageContaining("ALTER TABLE old_lease_lock MODIFY expires_at DATETIME(6) NOT NULL");
+
+            jdbc.execute("ALTER TABLE old_lease_lock MODIFY expires_at DATETIME(6) NOT NULL");
+            old.verifySchema();
+        }
+
+        /** A backend whose sessions run in {@code zone} with the database clock frozen at {@code instant}. */
+        private static JdbcLeaseBackend at(Instant instant, String zone) {
+            DataSource session = inZone(zone, ",timestamp=" + micros(instant));
+            assertThat(new JdbcTemplate(session).queryForObject("SELECT @@session.timestamp", Double.class))
+                    .as("frozen database clock").isCloseTo(instant.toEpochMilli() / 1000.0, within(0.001));
+            return new JdbcLeaseBackend(session);
+        }
+
+        /** Connections whose session time zone is {@code zone}, with more session variables after it. */
+        private static DataSource inZone(String zone, String moreVariables) {
+            DataSource session = mariadb().dataSource("sessionVariables=time_zone='" + zone + "'" + moreVariables);
+            assertThat(new JdbcTemplate(session).queryForObject("SELECT @@session.time_zone", String.class))
+                    .as("session time zone").isEqualTo(zone);
+            return session;
+        }
+
+        private static String micros(Instant instant) {
+            return instant.getEpochSecond() + "." + String.format("%06d", instant.getNano() / 1000);
         }
     }
 }

@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.lease.jdbc.JdbcLeaseBackend.JdbcGrant;
@@ -32,33 +33,18 @@ import dev.lease.jdbc.JdbcLeaseBackend.Tokens;
 
 /**
  * The contract suite with {@code lease.jdbc.token: shared} and idle rows deleted, plus what shared tokens promise:
- * tokens keep rising across the deletion and re-creation of a name's row, and deletion never takes a held row.
- * Subclasses say which database; their table is used by this mode alone.
+ * tokens keep rising across the deletion and re-creation of a name's row, and deletion never takes a held row. On H2,
+ * PostgreSQL and MariaDB, in a table used by this mode alone.
  */
-abstract class SharedTokenJdbcLeaseBackendContractTest extends JdbcLeaseBackendContractTest {
+@EnumSource(value = JdbcVariant.class, names = {"H2_SHARED_TOKENS", "POSTGRESQL_SHARED_TOKENS",
+    "MARIADB_SHARED_TOKENS"})
+class SharedTokenJdbcLeaseBackendContractTest extends JdbcLeaseBackendContract {
 
     /** Grants each thread of the randomized tests tries. */
     private static final int ITERATIONS = 150;
 
     /** Rows free for this long are deleted by {@link JdbcLeaseBackend#deleteIdleRows()}. */
-    private static final Duration IDLE = Duration.ofMillis(1);
-
-    @Override
-    protected JdbcLeaseBackend newBackend(DataSource dataSource) {
-        return shared(dataSource);
-    }
-
-    /** A backend that creates the table as it is with deletion on, index on expires_at included. */
-    static JdbcLeaseBackend creatingSchema(DataSource dataSource) {
-        return new JdbcLeaseBackend(dataSource, "lease_shared", Tokens.SHARED, Duration.ofHours(1));
-    }
-
-    /** Deleting only when a test says so: the backend's own thread would delete what a test is looking at. */
-    private JdbcLeaseBackend shared(DataSource dataSource) {
-        JdbcLeaseBackend backend = new JdbcLeaseBackend(dataSource, table(), Tokens.SHARED, IDLE);
-        backend.sweepEvery(Duration.ofHours(1));
-        return backend;
-    }
+    private static final Duration IDLE = JdbcVariant.IDLE;
 
     /**
      * Idle rows go in statements of at most {@link IdleRowSweeper#BATCH} rows, each committed on its own, on a
