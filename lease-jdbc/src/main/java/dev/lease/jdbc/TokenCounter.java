@@ -2,7 +2,6 @@ package dev.lease.jdbc;
 
 import java.sql.SQLException;
 
-import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DuplicateKeyException;
 
 /**
@@ -54,11 +53,13 @@ final class TokenCounter {
     }
 
     /**
-     * Frees the row a shared grant took before a concurrency failure stopped it from setting its token. The failure
-     * that stopped the grant (MariaDB's deadlock between a grant and the deletion of idle rows, for one) can strike this
-     * statement too; the database rolled the victim back whole, so it is run again, up to {@value #FREE_ATTEMPTS} times,
-     * as the database advises. Past them the failure propagates and the engine abandons the request, which frees the
-     * row as well: a row is never left held by a request that returned nothing.
+     * Frees the row a shared grant took but did not finish (a concurrency failure stopped it, or the counter could not
+     * be brought above the row's token). The failure that stopped the grant (MariaDB's deadlock between a grant and the
+     * deletion of idle rows, for one) can strike this statement too: when the database chose it as the victim and
+     * rolled it back whole (SQLSTATE class 40: deadlock, serialization failure), it is run again, up to
+     * {@value #FREE_ATTEMPTS} times, as the database advises. Any other failure, or the last attempt's, propagates and
+     * the engine abandons the request, which frees the row as well: a row is never left held by a request that returned
+     * nothing.
      */
     static void free(Call call, LeaseStatements sql, String name, String owner) throws SQLException {
         for (int attempt = 1;; attempt++) {
@@ -67,12 +68,21 @@ final class TokenCounter {
                 return;
             }
             catch (SQLException ex) {
-                if (attempt == FREE_ATTEMPTS
-                        || !call.failedWith(ConcurrencyFailureException.class, "abandon", sql.abandon, ex)) {
+                if (attempt == FREE_ATTEMPTS || !rolledBackAsVictim(ex)) {
                     throw ex;
                 }
             }
         }
+    }
+
+    /** SQLSTATE class 40, transaction rollback: the statement did nothing, and running it again is what is asked. */
+    private static boolean rolledBackAsVictim(SQLException ex) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("40")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -17,10 +17,10 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  */
 final class PausingDataSource extends DelegatingDataSource {
 
-    /** What runs before each statement; may block. */
+    /** What runs before each statement; may block, or fail the statement as the database would. */
     @FunctionalInterface
     interface BeforeExecute {
-        void before(String sql) throws InterruptedException;
+        void before(String sql) throws InterruptedException, SQLException;
     }
 
     private final BeforeExecute hook;

@@ -263,6 +263,37 @@ class SharedTokenJdbcLeaseBackendContractTest extends JdbcLeaseBackendContract {
     }
 
     /**
+     * A shared grant stopped by a concurrency failure frees the row it took; the freeing statement can itself be the
+     * victim of the next deadlock (MariaDB, with idle rows being deleted, did so on CI), and is then run again rather
+     * than failing the acquire and leaving the row to the engine's abandon. Both failures are the database's own kind
+     * (SQLSTATE 40001, MySQL's deadlock code), raised before the statement runs.
+     */
+    @Test
+    void aGrantWhoseFreeingStatementIsADeadlockVictimStillFreesItsRowAndIsBusy() throws Exception {
+        String name = uniqueName();
+        JdbcLeaseBackend plain = (JdbcLeaseBackend) backend();
+        // The counter row exists, so that the grant below goes straight to take, draw, set.
+        plain.release(grant(plain, uniqueName() + "-counter", seconds(30)).orElseThrow());
+        List<String> failed = Collections.synchronizedList(new ArrayList<>());
+        JdbcLeaseBackend victim = new JdbcLeaseBackend(new PausingDataSource(dataSource(), sql -> {
+            String step = sql.contains("SET token = ?") ? "set token" : sql.contains("SET owner = NULL") ? "free" : null;
+            if (step != null && !failed.contains(step)) {
+                failed.add(step);
+                throw new java.sql.SQLTransactionRollbackException("Deadlock found when trying to get lock; try "
+                        + "restarting transaction (injected before " + step + ")", "40001", 1213);
+            }
+        }), table(), Tokens.SHARED, IDLE);
+        victim.sweepEvery(Duration.ofHours(1));
+
+        assertThat(grant(victim, name, seconds(30))).as("a grant stopped by a deadlock is busy, not an error")
+                .isEmpty();
+        assertThat(failed).as("the failures injected").containsExactly("set token", "free");
+        JdbcGrant next = grant(plain, name, seconds(30))
+                .orElseThrow(() -> new AssertionError("the row was left held by the stopped grant"));
+        plain.release(next);
+    }
+
+    /**
      * The interleaving that issued a lower token when a grant drew its token before taking the row: grant A finds no
      * row and draws a floor for the row it will insert, then stalls; grant E draws its token, then stalls; grant B
      * inserts the row, takes it with a higher token, releases it, and the idle row is deleted; A inserts its row
