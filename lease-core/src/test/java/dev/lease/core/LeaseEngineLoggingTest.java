@@ -6,12 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -105,7 +107,7 @@ class LeaseEngineLoggingTest {
                 .isEqualTo(Level.WARN);
     }
 
-    private java.util.stream.Stream<ILoggingEvent> events() {
+    private Stream<ILoggingEvent> events() {
         synchronized (output) {
             return List.copyOf(output.list).stream();
         }
@@ -119,7 +121,7 @@ class LeaseEngineLoggingTest {
 
     /** The frames of a logged exception and of its causes, as a log line prints them. */
     private static List<String> stackTrace(IThrowableProxy thrown) {
-        List<String> frames = new java.util.ArrayList<>();
+        List<String> frames = new ArrayList<>();
         for (IThrowableProxy t = thrown; t != null; t = t.getCause()) {
             for (StackTraceElementProxy frame : t.getStackTraceElementProxyArray()) {
                 frames.add(frame.getSTEAsString());

@@ -76,8 +76,6 @@ record SourceTree(Path root) {
             }
             try (Stream<Path> files = Files.walk(dir)) {
                 files.filter(f -> f.toString().endsWith(".java") || f.toString().endsWith(".kt"))
-                        .filter(f -> !f.getFileName().toString().equals("package-info.java")
-                                || set.equals("main"))
                         .sorted().forEach(sources::add);
             }
             catch (IOException ex) {
