@@ -164,9 +164,9 @@ public final class JdbcLeaseBackend implements LeaseBackend<JdbcLeaseBackend.Jdb
                 if (!call.failedWith(ConcurrencyFailureException.class, "grant", sql.grant, ex)) {
                     throw ex;
                 }
-                // Another instance was granting the same row at this instant (a lock timeout or serialization
-                // failure): busy, which the engine handles by waiting and trying again. A shared grant may have taken
-                // the row before its token was set: it is freed, nothing is granted here.
+                // Another instance was granting the same row at this instant (a lock timeout, or a deadlock that
+                // outlasted Call's retries): busy, which the engine handles by waiting and trying again. A shared
+                // grant may have taken the row before its token was set: it is freed, nothing is granted here.
                 log.debug("Lease '" + name + "' busy: concurrent grant on " + table + ": " + ex);
                 if (tokens == Tokens.SHARED) {
                     TokenCounter.free(call, sql, name, owner);

@@ -14,8 +14,6 @@ final class TokenCounter {
     /** The name of the counter row. The engine refuses blank lease names, so it can never be a lease's row. */
     static final String ROW = "";
 
-    private static final int FREE_ATTEMPTS = 3;
-
     private TokenCounter() {
     }
 
@@ -55,34 +53,12 @@ final class TokenCounter {
     /**
      * Frees the row a shared grant took but did not finish (a concurrency failure stopped it, or the counter could not
      * be brought above the row's token). The failure that stopped the grant (MariaDB's deadlock between a grant and the
-     * deletion of idle rows, for one) can strike this statement too: when the database chose it as the victim and
-     * rolled it back whole (SQLSTATE class 40: deadlock, serialization failure), it is run again, up to
-     * {@value #FREE_ATTEMPTS} times, as the database advises. Any other failure, or the last attempt's, propagates and
-     * the engine abandons the request, which frees the row as well: a row is never left held by a request that returned
-     * nothing.
+     * deletion of idle rows, for one) can strike this statement too, which is then run again ({@link Call}). A failure
+     * past that propagates and the engine abandons the request, which frees the row as well: a row is never left held
+     * by a request that returned nothing.
      */
     static void free(Call call, LeaseStatements sql, String name, String owner) throws SQLException {
-        for (int attempt = 1;; attempt++) {
-            try {
-                call.update(sql.abandon, name, owner);
-                return;
-            }
-            catch (SQLException ex) {
-                if (attempt == FREE_ATTEMPTS || !rolledBackAsVictim(ex)) {
-                    throw ex;
-                }
-            }
-        }
-    }
-
-    /** SQLSTATE class 40, transaction rollback: the statement did nothing, and running it again is what is asked. */
-    private static boolean rolledBackAsVictim(SQLException ex) {
-        for (Throwable t = ex; t != null; t = t.getCause()) {
-            if (t instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("40")) {
-                return true;
-            }
-        }
-        return false;
+        call.update(sql.abandon, name, owner);
     }
 
     /**
