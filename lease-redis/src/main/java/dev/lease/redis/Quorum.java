@@ -3,6 +3,7 @@ package dev.lease.redis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -23,12 +24,19 @@ final class Quorum {
         this.majority = nodes / 2 + 1;
     }
 
-    /** Counts {@code answer} of {@code node} when it arrives: its value says yes or no, an error is a failure. */
-    <T> void count(String node, CompletableFuture<T> answer, Predicate<T> isYes) {
-        answer.whenComplete((value, error) -> {
+    /**
+     * Counts {@code answer} of {@code node} when it arrives: its value says yes or no, an error is a failure.
+     *
+     * @return the answer once this quorum has counted it: a second quorum that counts that instead of {@code answer}
+     *         never sees a node's answer before this one does (callbacks on one future run in no promised order)
+     */
+    <T> CompletableFuture<T> count(String node, CompletableFuture<T> answer, Predicate<T> isYes) {
+        return answer.whenComplete((value, error) -> {
             synchronized (this) {
                 if (error != null) {
-                    failures.add(node + " (" + (error.getMessage() != null ? error.getMessage() : error) + ")");
+                    Throwable cause = error instanceof CompletionException && error.getCause() != null
+                            ? error.getCause() : error;
+                    failures.add(node + " (" + (cause.getMessage() != null ? cause.getMessage() : cause) + ")");
                 }
                 else if (isYes.test(value)) {
                     yes++;
