@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -101,7 +102,8 @@ class BatchedRenewalFaultScenariosTest {
             }
             for (List<Section> of : sections) {
                 for (Section section : of) {
-                    assertThat(section.work.awaitStarted(BOUND)).as("%s started", section.name).isTrue();
+                    assertThat(section.work.awaitStarted(BOUND)).as(() -> section.name + " started; its call: "
+                            + section.outcome()).isTrue();
                 }
             }
 
@@ -182,11 +184,33 @@ class BatchedRenewalFaultScenariosTest {
 
         static Section start(ExecutorService holders, LeaseEngine engine, String name) {
             Section section = new Section(name);
-            section.call = holders.submit(() -> engine.execute(spec(name), lease -> {
+            // Twenty first grants at once, each on a new connection: on a loaded machine one may take longer than
+            // a single request's time, so each retries for the bound instead of failing the setup.
+            section.call = holders.submit(() -> engine.execute(spec(name).withWaitFor(BOUND), lease -> {
                 section.lease = lease;
                 return section.work.doInLease(lease);
             }));
             return section;
+        }
+
+        /** For a failure message: how the call ended, if it has. */
+        String outcome() {
+            if (!call.isDone()) {
+                return "still running";
+            }
+            try {
+                return "returned " + call.get();
+            }
+            catch (ExecutionException ex) {
+                return "failed with " + ex.getCause();
+            }
+            catch (CancellationException ex) {
+                return "cancelled";
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return "not read (interrupted)";
+            }
         }
 
         boolean held() {
