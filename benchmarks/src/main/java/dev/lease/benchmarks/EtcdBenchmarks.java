@@ -37,7 +37,7 @@ final class EtcdBenchmarks {
         }
         EtcdServer etcd = harness.own(EtcdServer.start(1));
         String endpoint = etcd.endpoint(0);
-        Benchmarks.Counter requests = () -> receivedMessages(endpoint);
+        HoldCost.Counter requests = () -> receivedMessages(endpoint);
         if (uncontended) {
             uncontendedAndHandover(endpoint, requests);
         }
@@ -46,25 +46,26 @@ final class EtcdBenchmarks {
             // 1.5 s local validity leaves a loaded machine's etcd round trips (hundreds of ms) too little room.
             Benchmarks.Settings full = Benchmarks.Settings.fullRun();
             Client client = client(endpoint);
+            HoldCost holdCost = new HoldCost(harness, settings);
             for (int count : settings.holdCounts()) {
                 EtcdLeaseBackend backend = harness.own(new EtcdLeaseBackend(client, "/hold/"));
-                harness.hold("etcd", count, backend, requests, full.holdTtl(), full.holdRenew(),
+                holdCost.hold("etcd", count, backend, requests, full.holdTtl(), full.holdRenew(),
                         "round trips = gRPC messages etcd received (keep-alives, checks, leftover deletions)");
                 JetcdFloor.hold(harness, client, count, full.holdTtl(), full.holdRenew(), settings.holdTicks(),
-                        requests, Benchmarks.holdSection(count));
+                        requests, HoldCost.holdSection(count));
             }
         }
     }
 
-    private void uncontendedAndHandover(String endpoint, Benchmarks.Counter requests) throws Exception {
+    private void uncontendedAndHandover(String endpoint, HoldCost.Counter requests) throws Exception {
         Client first = client(endpoint);
         Client second = client(endpoint);
         Ours ours1 = harness.own(new Ours(new EtcdLeaseBackend(first, "/leases/")));
         Ours ours2 = harness.own(new Ours(new EtcdLeaseBackend(second, "/leases/")));
-        List<Benchmarks.Contender> contenders = List.of(
-                Benchmarks.Contender.of("lease LeaseTemplate", ours1.template(), ours2.template()),
-                new Benchmarks.Contender("lease @Leased", null, null, ours1.leased("u-leased")),
-                Benchmarks.Contender.of("plain jetcd (floor)", JetcdFloor.locker(first, Ours.TTL),
+        List<Contender> contenders = List.of(
+                Contender.of("lease LeaseTemplate", ours1.template(), ours2.template()),
+                new Contender("lease @Leased", null, null, ours1.leased("u-leased")),
+                Contender.of("plain jetcd (floor)", JetcdFloor.locker(first, Ours.TTL),
                         JetcdFloor.locker(second, Ours.TTL)));
         java.util.function.LongSupplier trips = () -> {
             try {
@@ -74,10 +75,11 @@ final class EtcdBenchmarks {
                 throw new IllegalStateException(ex);
             }
         };
-        harness.uncontended("etcd: uncontended acquire+release", contenders, trips,
+        new Uncontended(harness, settings).run("etcd: uncontended acquire+release", contenders, trips,
                 "etcd requests per acquire+release (gRPC messages the server received)");
+        Handover handover = new Handover(harness, settings);
         for (int waiters : settings.smoke() ? new int[] {8} : new int[] {8, 64}) {
-            harness.handover("etcd: handover, " + waiters + " waiter(s)", contenders, waiters, trips,
+            handover.run("etcd: handover, " + waiters + " waiter(s)", contenders, waiters, trips,
                     "etcd requests per handover (all threads)");
         }
     }

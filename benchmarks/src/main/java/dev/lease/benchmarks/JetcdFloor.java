@@ -88,7 +88,7 @@ final class JetcdFloor {
      * end).
      */
     static void hold(Benchmarks harness, Client client, int count, Duration ttl, Duration renew, int ticks,
-            Benchmarks.Counter requests, String section) throws Exception {
+            HoldCost.Counter requests, String section) throws Exception {
         KV kv = client.getKVClient();
         Lease leases = client.getLeaseClient();
         com.sun.management.OperatingSystemMXBean os =
