@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A Redlock renewal counts every node's answer twice: once for "did a majority answer at all" and once per grant. The
  * grants' quorums count what the first quorum returns, so that they can never be decided on an answer the first has
- * not counted yet (on CI, a lost grant failed a whole batch as "2 of 5 nodes answered" while three had).
+ * not counted yet (in a clean-clone run of .ci/run, a lost grant failed a whole batch as "2 of 5 nodes said yes, 3
+ * did not answer" while three had answered).
  */
 class QuorumTest {
 
