@@ -90,7 +90,7 @@ class EtcdLeaseFaultTest extends OneEtcdMember {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try (LeaseEngine engine = HolderVersusSuccessor.engine(backend)) {
             Future<String> call = pool.submit(() -> engine.execute(
-                    LeaseSpec.of("deleted", LeaseKind.CORRECTNESS).withTtl(ttl), work));
+                    LeaseSpec.of("deleted", LeaseKind.CORRECTNESS).withTtl(ttl).withWaitFor(seconds(10)), work));
             assertThat(work.awaitStarted(seconds(30))).isTrue();
             admin.getKVClient().delete(bytes(backend.keyOf("deleted"))).get(10, TimeUnit.SECONDS);
             assertThatThrownBy(() -> call.get(ttl.plus(seconds(10)).toMillis(), TimeUnit.MILLISECONDS))

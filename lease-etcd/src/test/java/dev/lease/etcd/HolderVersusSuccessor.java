@@ -59,7 +59,8 @@ final class HolderVersusSuccessor {
         AtomicLong interruptedAt = new AtomicLong();
         BlockingWork work = new BlockingWork();
         try (LeaseEngine engine = engine(holder)) {
-            Future<String> call = pool.submit(() -> engine.execute(LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(ttl),
+            Future<String> call = pool.submit(() -> engine.execute(LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(ttl)
+                    .withWaitFor(seconds(10)),
                     lease -> {
                         holderToken.set(lease.token().value());
                         try {

@@ -197,7 +197,7 @@ class JdbcLeaseBackendContractTest extends JdbcLeaseBackendContract {
             ExecutorService pool = Executors.newSingleThreadExecutor();
             try (LeaseEngine holderEngine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard())) {
                 Future<String> call = pool.submit(() -> holderEngine.execute(
-                        LeaseSpec.of(uniqueName(), LeaseKind.CORRECTNESS).withTtl(ttl), work));
+                        LeaseSpec.of(uniqueName(), LeaseKind.CORRECTNESS).withTtl(ttl).withWaitFor(seconds(10)), work));
                 assertThat(work.awaitStarted(seconds(30))).isTrue();
                 long faultAt = System.nanoTime();
                 fault.run();

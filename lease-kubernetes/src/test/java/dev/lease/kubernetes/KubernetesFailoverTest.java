@@ -82,7 +82,9 @@ class KubernetesFailoverTest {
         AtomicBoolean interrupted = new AtomicBoolean();
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            Future<Void> call = pool.submit(() -> engine.execute(LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(ttl),
+            // A free name; the wait only lets a cold first request to the API server take longer than one request's time.
+            Future<Void> call = pool.submit(() -> engine.execute(LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(ttl)
+                    .withWaitFor(seconds(10)),
                     lease -> {
                         held.set(lease);
                         started.countDown();

@@ -95,7 +95,8 @@ class RedisLeaseBackendTest {
     @Test
     void aKeyOverwrittenByAnotherOwnerInterruptsTheHolderAndStaysTheirs() throws Exception {
         // A long ttl: only a failed renewal, not local expiry, can end the lease within the bound below.
-        LeaseSpec spec = LeaseSpec.of(name, LeaseKind.EFFICIENCY).withTtl(seconds(60)).withRenewEvery(seconds(1));
+        LeaseSpec spec = LeaseSpec.of(name, LeaseKind.EFFICIENCY).withTtl(seconds(60)).withRenewEvery(seconds(1))
+                .withWaitFor(seconds(10));
         BlockingWork work = new BlockingWork();
         Future<String> call = pool.submit(() -> engine.execute(spec, work));
         assertThat(work.awaitStarted(seconds(10))).isTrue();
@@ -118,7 +119,8 @@ class RedisLeaseBackendTest {
 
     @Test
     void aDeletedKeyInterruptsTheHolderAtTheNextRenewal() throws Exception {
-        LeaseSpec spec = LeaseSpec.of(name, LeaseKind.EFFICIENCY).withTtl(seconds(60)).withRenewEvery(seconds(1));
+        LeaseSpec spec = LeaseSpec.of(name, LeaseKind.EFFICIENCY).withTtl(seconds(60)).withRenewEvery(seconds(1))
+                .withWaitFor(seconds(10));
         BlockingWork work = new BlockingWork();
         Future<String> call = pool.submit(() -> engine.execute(spec, work));
         assertThat(work.awaitStarted(seconds(10))).isTrue();

@@ -91,7 +91,8 @@ class RedisLeaseFaultTest {
                 String name = "batched-" + i;
                 BlockingWork work = new BlockingWork();
                 works.put(name, work);
-                LeaseSpec spec = LeaseSpec.of(name, LeaseKind.EFFICIENCY).withTtl(ttl).withRenewEvery(renewEvery);
+                LeaseSpec spec = LeaseSpec.of(name, LeaseKind.EFFICIENCY).withTtl(ttl).withRenewEvery(renewEvery)
+                        .withWaitFor(seconds(10));
                 calls.put(name, holders.submit(() -> batching.execute(spec, lease -> {
                     leases.put(name, lease);
                     return work.doInLease(lease);
@@ -176,7 +177,8 @@ class RedisLeaseFaultTest {
     @Test
     void aStoppedRedisInterruptsTheHolderAndARestartedOneGrantsAgain() throws Exception {
         // The ttl is long compared to the renewal interval: the loss must come from the failed renewal.
-        LeaseSpec spec = LeaseSpec.of("fault-stop", LeaseKind.EFFICIENCY).withTtl(seconds(60)).withRenewEvery(seconds(1));
+        LeaseSpec spec = LeaseSpec.of("fault-stop", LeaseKind.EFFICIENCY).withTtl(seconds(60)).withRenewEvery(seconds(1))
+                .withWaitFor(seconds(10));
         BlockingWork work = new BlockingWork();
         Future<String> call = pool.submit(() -> engine.execute(spec, work));
         assertThat(work.awaitStarted(seconds(10))).isTrue();

@@ -160,7 +160,8 @@ class LeaseActuatorAutoConfigurationTest {
                 BlockingWork work = new BlockingWork();
                 AtomicLong tokenSeen = new AtomicLong();
                 Future<String> section = pool.submit(() -> leases.execute(
-                        LeaseSpec.of("invoice-42", LeaseKind.CORRECTNESS).withTtl(Duration.ofMinutes(5)), lease -> {
+                        LeaseSpec.of("invoice-42", LeaseKind.CORRECTNESS).withTtl(Duration.ofMinutes(5))
+                                .withWaitFor(seconds(10)), lease -> {
                             tokenSeen.set(lease.token().value());
                             return work.doInLease(lease);
                         }));

@@ -289,7 +289,7 @@ public abstract class LeaseBackendContractTest<G extends Grant> {
         try {
             Future<String> call = pool.submit(() -> {
                 try {
-                    return engine.execute(LeaseSpec.of(name, kind()).withTtl(ttl), work);
+                    return engine.execute(LeaseSpec.of(name, kind()).withTtl(ttl).withWaitFor(seconds(10)), work);
                 }
                 finally {
                     interruptLeftAfter.set(Thread.currentThread().isInterrupted());

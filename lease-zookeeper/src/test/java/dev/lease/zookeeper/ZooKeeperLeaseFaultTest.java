@@ -96,7 +96,7 @@ class ZooKeeperLeaseFaultTest {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         closeables.add(pool::shutdownNow);
         Future<String> call = pool.submit(() -> engine.execute(
-                LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(SESSION_TIMEOUT), work));
+                LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(SESSION_TIMEOUT).withWaitFor(seconds(10)), work));
         assertThat(work.awaitStarted(seconds(20))).isTrue();
 
         long stoppedAt = System.nanoTime();
