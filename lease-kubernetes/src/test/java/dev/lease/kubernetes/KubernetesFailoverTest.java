@@ -82,9 +82,9 @@ class KubernetesFailoverTest {
         AtomicBoolean interrupted = new AtomicBoolean();
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            // A free name; the wait only lets a cold first request to the API server take longer than one request's time.
-            Future<Void> call = pool.submit(() -> engine.execute(LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(ttl)
-                    .withWaitFor(seconds(10)),
+            // A free name: waiting only lets a slow first request to the API server be tried again.
+            Future<Void> call = pool.submit(() -> engine.execute(
+                    LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(ttl).withWaitFor(seconds(10)),
                     lease -> {
                         held.set(lease);
                         started.countDown();

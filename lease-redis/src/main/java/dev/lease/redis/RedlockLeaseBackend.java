@@ -243,7 +243,8 @@ public final class RedlockLeaseBackend implements LeaseBackend<RedlockGrant>, Au
         for (RedlockNode node : nodes) {
             // The grants' quorums count the answer only after `reached` has: else they could all be decided while
             // `reached` still misses the deciding node's answer, and a lost grant would fail the whole batch.
-            CompletableFuture<List<Object>> answer = reached.count(node.address(), node.renew(keys, args), list -> true);
+            CompletableFuture<List<Object>> answer = reached.count(node.address(), node.renew(keys, args),
+                    list -> true);
             for (int i = 0; i < batch.size(); i++) {
                 int index = i;
                 quorums.get(i).count(node.address(), answer, list -> list.size() == batch.size()

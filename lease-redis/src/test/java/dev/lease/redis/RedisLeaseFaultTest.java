@@ -177,8 +177,8 @@ class RedisLeaseFaultTest {
     @Test
     void aStoppedRedisInterruptsTheHolderAndARestartedOneGrantsAgain() throws Exception {
         // The ttl is long compared to the renewal interval: the loss must come from the failed renewal.
-        LeaseSpec spec = LeaseSpec.of("fault-stop", LeaseKind.EFFICIENCY).withTtl(seconds(60)).withRenewEvery(seconds(1))
-                .withWaitFor(seconds(10));
+        LeaseSpec spec = LeaseSpec.of("fault-stop", LeaseKind.EFFICIENCY).withTtl(seconds(60))
+                .withRenewEvery(seconds(1)).withWaitFor(seconds(10));
         BlockingWork work = new BlockingWork();
         Future<String> call = pool.submit(() -> engine.execute(spec, work));
         assertThat(work.awaitStarted(seconds(10))).isTrue();
