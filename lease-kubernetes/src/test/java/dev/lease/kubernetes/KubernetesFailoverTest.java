@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -59,6 +60,17 @@ class KubernetesFailoverTest {
         cutOff = new KubernetesLeaseBackend(cutOffClient, "test", "lease-", "cut-off", false);
         other = new KubernetesLeaseBackend(otherClient, "test", "lease-", "other", false);
         engine = engineOn(cutOff);
+        // Each client's first requests load and link most of fabric8 (models, serialization, HTTP): on a loaded
+        // machine that took longer than the scenario's timings allow. Paid here, before any of them starts.
+        warmUp(cutOff);
+        warmUp(other);
+    }
+
+    private static void warmUp(KubernetesLeaseBackend backend) throws Exception {
+        KubernetesGrant grant = backend.tryAcquire(new GrantRequest("warm-up-" + backend.holderIdentity(),
+                seconds(30), reason -> { })).orElseThrow();
+        assertThat(backend.renew(grant)).as("warm-up renewal").isTrue();
+        backend.release(grant);
     }
 
     @AfterEach
@@ -82,9 +94,9 @@ class KubernetesFailoverTest {
         AtomicBoolean interrupted = new AtomicBoolean();
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            // A free name: waiting only lets a slow first request to the API server be tried again.
+            // A free name: waiting only lets a slow request to the API server be tried again.
             Future<Void> call = pool.submit(() -> engine.execute(
-                    LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(ttl).withWaitFor(seconds(10)),
+                    LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(ttl).withWaitFor(seconds(20)),
                     lease -> {
                         held.set(lease);
                         started.countDown();
@@ -97,7 +109,8 @@ class KubernetesFailoverTest {
                         }
                         return null;
                     }));
-            assertThat(started.await(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(started.await(seconds(30).toMillis(), TimeUnit.MILLISECONDS))
+                    .as("holder started; its call: %s", outcome(call)).isTrue();
             long token = held.get().token().value();
             // The other instance reads the Lease often, before and while the holder is cut off, so that it sees
             // each of the holder's renewals at once and starts counting the lease duration right after the last one.
@@ -119,9 +132,19 @@ class KubernetesFailoverTest {
                 catch (Throwable ex) {
                     failed.set(ex);
                 }
+                finally {
+                    while (watching.getCount() > 0) {
+                        watching.countDown();
+                    }
+                }
             }, "competitor");
             competitor.start();
-            assertThat(watching.await(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(watching.await(seconds(30).toMillis(), TimeUnit.MILLISECONDS)).as("competitor watching")
+                    .isTrue();
+            // Before the link is frozen the holder renews freely: a takeover now would be a lease lost to load.
+            assertThat(failed.get()).as("competitor failed before the link was frozen").isNull();
+            assertThat(successor.get()).as("a takeover before the link was frozen; the holder's call: %s",
+                    outcome(call)).isNull();
             link.freeze();
             competitor.join(seconds(20).toMillis());
             assertThat(failed.get()).as("competitor failed").isNull();
@@ -135,11 +158,28 @@ class KubernetesFailoverTest {
             link.unfreeze();
             await().atMost(seconds(20)).until(() -> cutOffClient.leases().inNamespace("test").withName("lease-" + name)
                     .get() != null);
-            assertThat(other.renew(successor.get())).as("the holder's late release left the successor's lease").isTrue();
+            assertThat(other.renew(successor.get())).as("the holder's late release left the successor's lease")
+                    .isTrue();
             other.release(successor.get());
         }
         finally {
             pool.shutdownNow();
+        }
+    }
+
+    private static String outcome(Future<Void> call) {
+        if (!call.isDone()) {
+            return "still running";
+        }
+        try {
+            call.get();
+            return "returned";
+        }
+        catch (ExecutionException ex) {
+            return "threw " + ex.getCause();
+        }
+        catch (InterruptedException | CancellationException ex) {
+            return "cancelled";
         }
     }
 
