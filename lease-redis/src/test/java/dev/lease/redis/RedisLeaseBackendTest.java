@@ -99,7 +99,7 @@ class RedisLeaseBackendTest {
                 .withWaitFor(seconds(10));
         BlockingWork work = new BlockingWork();
         Future<String> call = pool.submit(() -> engine.execute(spec, work));
-        assertThat(work.awaitStarted(seconds(10))).isTrue();
+        assertThat(work.awaitStarted(seconds(30))).isTrue();
         long intruderTtl = Duration.ofMinutes(10).toMillis();
         long before = System.nanoTime();
         admin.opsForValue().set(backend.key(name), "intruder", Duration.ofMillis(intruderTtl));
@@ -123,7 +123,7 @@ class RedisLeaseBackendTest {
                 .withWaitFor(seconds(10));
         BlockingWork work = new BlockingWork();
         Future<String> call = pool.submit(() -> engine.execute(spec, work));
-        assertThat(work.awaitStarted(seconds(10))).isTrue();
+        assertThat(work.awaitStarted(seconds(30))).isTrue();
         admin.delete(backend.key(name));
         assertThatThrownBy(() -> call.get(seconds(15).toMillis(), TimeUnit.MILLISECONDS))
                 .isInstanceOf(ExecutionException.class).cause().isInstanceOf(LeaseLostException.class)

@@ -99,7 +99,7 @@ class RedisLeaseFaultTest {
                 })));
             }
             for (BlockingWork work : works.values()) {
-                assertThat(work.awaitStarted(seconds(10))).isTrue();
+                assertThat(work.awaitStarted(seconds(30))).isTrue();
             }
             // A slow link: renewals falling due while one request travels gather into the next batch.
             proxy.delay(TestTiming.millis(150));
@@ -181,7 +181,7 @@ class RedisLeaseFaultTest {
                 .withRenewEvery(seconds(1)).withWaitFor(seconds(10));
         BlockingWork work = new BlockingWork();
         Future<String> call = pool.submit(() -> engine.execute(spec, work));
-        assertThat(work.awaitStarted(seconds(10))).isTrue();
+        assertThat(work.awaitStarted(seconds(30))).isTrue();
         long before = System.nanoTime();
         redis.stop();
 

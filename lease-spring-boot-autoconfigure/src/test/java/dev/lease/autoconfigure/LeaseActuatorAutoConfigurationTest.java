@@ -165,7 +165,7 @@ class LeaseActuatorAutoConfigurationTest {
                             tokenSeen.set(lease.token().value());
                             return work.doInLease(lease);
                         }));
-                assertThat(work.awaitStarted(seconds(10))).isTrue();
+                assertThat(work.awaitStarted(seconds(30))).isTrue();
                 try (Lease unbound = leases.acquire(LeaseSpec.of("nightly-report", LeaseKind.EFFICIENCY)
                         .withTtl(Duration.ofMinutes(1)))) {
 
