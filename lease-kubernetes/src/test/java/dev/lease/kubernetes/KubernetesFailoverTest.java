@@ -8,7 +8,6 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -33,6 +32,7 @@ import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
+import dev.lease.testing.CallOutcome;
 import dev.lease.testing.TcpProxy;
 
 /**
@@ -110,7 +110,7 @@ class KubernetesFailoverTest {
                         return null;
                     }));
             assertThat(started.await(seconds(30).toMillis(), TimeUnit.MILLISECONDS))
-                    .as("holder started; its call: %s", outcome(call)).isTrue();
+                    .as("holder started; its call: %s", CallOutcome.of(call)).isTrue();
             long token = held.get().token().value();
             // The other instance reads the Lease often, before and while the holder is cut off, so that it sees
             // each of the holder's renewals at once and starts counting the lease duration right after the last one.
@@ -144,7 +144,7 @@ class KubernetesFailoverTest {
             // Before the link is frozen the holder renews freely: a takeover now would be a lease lost to load.
             assertThat(failed.get()).as("competitor failed before the link was frozen").isNull();
             assertThat(successor.get()).as("a takeover before the link was frozen; the holder's call: %s",
-                    outcome(call)).isNull();
+                    CallOutcome.of(call)).isNull();
             link.freeze();
             competitor.join(seconds(20).toMillis());
             assertThat(failed.get()).as("competitor failed").isNull();
@@ -164,22 +164,6 @@ class KubernetesFailoverTest {
         }
         finally {
             pool.shutdownNow();
-        }
-    }
-
-    private static String outcome(Future<Void> call) {
-        if (!call.isDone()) {
-            return "still running";
-        }
-        try {
-            call.get();
-            return "returned";
-        }
-        catch (ExecutionException ex) {
-            return "threw " + ex.getCause();
-        }
-        catch (InterruptedException | CancellationException ex) {
-            return "cancelled";
         }
     }
 

@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -44,6 +43,7 @@ import dev.lease.spi.ForwardingLeaseBackend;
 import dev.lease.spi.Grant;
 import dev.lease.spi.LeaseBackend;
 import dev.lease.testing.BlockingWork;
+import dev.lease.testing.CallOutcome;
 import dev.lease.testing.PostgresServer;
 import dev.lease.testing.TcpProxy;
 
@@ -103,7 +103,7 @@ class BatchedRenewalFaultScenariosTest {
             for (List<Section> of : sections) {
                 for (Section section : of) {
                     assertThat(section.work.awaitStarted(BOUND)).as(() -> section.name + " started; its call: "
-                            + section.outcome()).isTrue();
+                            + CallOutcome.of(section.call)).isTrue();
                 }
             }
 
@@ -191,26 +191,6 @@ class BatchedRenewalFaultScenariosTest {
                 return section.work.doInLease(lease);
             }));
             return section;
-        }
-
-        /** For a failure message: how the call ended, if it has. */
-        String outcome() {
-            if (!call.isDone()) {
-                return "still running";
-            }
-            try {
-                return "returned " + call.get();
-            }
-            catch (ExecutionException ex) {
-                return "failed with " + ex.getCause();
-            }
-            catch (CancellationException ex) {
-                return "cancelled";
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                return "not read (interrupted)";
-            }
         }
 
         boolean held() {
