@@ -19,6 +19,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import dev.lease.FencingToken;
 import dev.lease.spi.GrantFence;
 import dev.lease.spi.LeaseNames;
+import dev.lease.sql.FenceSql;
 import dev.lease.sql.SqlDialect;
 import dev.lease.sql.SqlIdentifiers;
 
@@ -50,7 +51,7 @@ import dev.lease.sql.SqlIdentifiers;
 public final class JdbcFence implements Fence, GrantFence {
 
     /** The fence table. */
-    public static final String TABLE = "lease_fence";
+    public static final String TABLE = FenceSql.TABLE;
 
     /** Longest accepted resource name, in characters. */
     public static final int MAX_RESOURCE_LENGTH = 255;

@@ -13,6 +13,7 @@ import org.springframework.transaction.support.DefaultTransactionDefinition;
 import reactor.core.publisher.Mono;
 
 import dev.lease.FencingToken;
+import dev.lease.sql.FenceSql;
 import dev.lease.sql.SqlDialect;
 
 /**

@@ -16,7 +16,7 @@ import java.util.stream.Collectors;
  * statement aborts a PostgreSQL transaction), how to increment a column and read the new value in one statement, how
  * to delete a bounded number of rows, how to bound a lock wait, and which DDL script is its own. Each table's
  * statements are composed from these by their owner ({@code dev.lease.jdbc.LeaseStatements},
- * {@code dev.lease.fence.FenceSql}).
+ * {@link FenceSql}).
  */
 public enum SqlDialect {
 

@@ -22,6 +22,7 @@ final class FencedRow {
     private final String idColumn;
     private final String fenceColumn;
     private final String lockAndRead;
+    private final String raise;
 
     private FencedRow(String entity, String table, String idColumn, String fenceColumn, int index, String forUpdate) {
         this.entity = entity;
@@ -30,6 +31,7 @@ final class FencedRow {
         this.fenceColumn = fenceColumn;
         this.index = index;
         this.lockAndRead = "select " + fenceColumn + " from " + table + " where " + idColumn + "=?" + forUpdate;
+        this.raise = "update " + table + " set " + fenceColumn + "=? where " + idColumn + "=?";
     }
 
     static FencedRow of(EntityPersister persister, String property, String forUpdate) {
@@ -60,6 +62,20 @@ final class FencedRow {
                 try (ResultSet row = statement.executeQuery()) {
                     return row.next() ? OptionalLong.of(row.getLong(1)) : OptionalLong.empty();
                 }
+            }
+        });
+    }
+
+    /**
+     * Writes {@code token} into the row's fence, which {@link #lockAndRead} locked and checked in this transaction:
+     * a write of the entity that is no statement on its row (a collection change) moves its fence all the same.
+     */
+    void raise(SharedSessionContractImplementor session, EntityPersister persister, Object id, long token) {
+        session.doWork(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(raise)) {
+                statement.setLong(1, token);
+                persister.getIdentifierType().nullSafeSet(statement, id, 2, session);
+                statement.executeUpdate();
             }
         });
     }

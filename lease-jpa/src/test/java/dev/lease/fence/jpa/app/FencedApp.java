@@ -20,6 +20,8 @@ public class FencedApp {
         all.put("spring.jpa.hibernate.ddl-auto", "update");
         all.put("spring.jpa.open-in-view", "false");
         all.put("lease.backend", "in-memory");
+        // Fenced entities keep the fence of deleted rows in lease_fence, on every database.
+        all.put("lease.fence.initialize-schema", "always");
         all.put("spring.main.banner-mode", "off");
         all.putAll(properties);
         SpringApplication application = new SpringApplicationBuilder(FencedApp.class)

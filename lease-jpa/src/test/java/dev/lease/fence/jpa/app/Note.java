@@ -21,4 +21,8 @@ public class Note {
     public Note(String text) {
         this.text = text;
     }
+
+    public Long getId() {
+        return id;
+    }
 }
