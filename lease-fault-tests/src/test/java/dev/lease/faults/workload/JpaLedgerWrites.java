@@ -1,6 +1,8 @@
 package dev.lease.faults.workload;
 
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.hibernate.Session;
@@ -10,23 +12,40 @@ import org.hibernate.cfg.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.lease.faults.mutants.Mutant;
+import dev.lease.fence.JdbcFence;
 import dev.lease.fence.StaleTokenException;
 import dev.lease.fence.jpa.FenceColumn;
 import dev.lease.fence.jpa.MutantFenceRule;
+import jakarta.persistence.CollectionTable;
 import jakarta.persistence.Column;
+import jakarta.persistence.ElementCollection;
 import jakarta.persistence.Entity;
 import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
+import jakarta.persistence.JoinColumn;
 import jakarta.persistence.Table;
 
 /**
  * The JPA workload of a {@link Ledger}: each write goes through Hibernate, in one transaction, as an application's
- * would: the fenced entity of the resource is updated by dirty checking (the {@link FenceColumn} takes the token of the
- * writer's lease from its thread) and the write is logged as a new entity; a refusal rolls both back. Under the fence
- * mutant the session factory gets a fence rule without the comparison.
+ * would: the fenced entity of the resource is written in the way its {@link Shape} says (the {@link FenceColumn} takes
+ * the token of the writer's lease from its thread) and the write is logged as a new entity; a refusal rolls both back.
+ * Under the fence mutant the session factory gets a fence rule without the comparison.
  */
 final class JpaLedgerWrites implements Ledger.Writes {
+
+    /** How a write changes the resource's fenced entity. */
+    enum Shape {
+        /** Its row is updated by dirty checking. */
+        ROW,
+        /** Only its element collection changes (one more write id), which Hibernate writes without its row. */
+        COLLECTION,
+        /**
+         * It is inserted, then deleted: every write finds the row gone, deleted by the write before it, so the stale
+         * write is an insert of an id a newer token deleted, which only the delete's tombstone can refuse.
+         */
+        INSERT_THEN_DELETE
+    }
 
     /** The fenced entity: one row per resource, counting the writes it took. */
     @Entity(name = "FaultJpaRow")
@@ -37,6 +56,17 @@ final class JpaLedgerWrites implements Ledger.Writes {
         long writes;
         @FenceColumn
         long fence;
+        @ElementCollection
+        @CollectionTable(name = "fault_jpa_row_write", joinColumns = @JoinColumn(name = "resource"))
+        @Column(name = "write_id")
+        Set<Long> writeIds = new HashSet<>();
+
+        Row() {
+        }
+
+        Row(String resource) {
+            this.resource = resource;
+        }
     }
 
     /** A logged write, the row {@link Ledger#accepted()} reads. */
@@ -65,11 +95,13 @@ final class JpaLedgerWrites implements Ledger.Writes {
 
     private final SessionFactory factory;
     private final String resource;
+    private final Shape shape;
 
-    JpaLedgerWrites(String jdbcUrl, String resource) {
+    JpaLedgerWrites(String jdbcUrl, String resource, Shape shape) {
         Mutant mutant = Mutant.active();
         this.factory = FACTORIES.computeIfAbsent(jdbcUrl + " " + mutant.id, key -> build(jdbcUrl, mutant));
         this.resource = resource;
+        this.shape = shape;
     }
 
     private static SessionFactory build(String jdbcUrl, Mutant mutant) {
@@ -81,12 +113,21 @@ final class JpaLedgerWrites implements Ledger.Writes {
         return configuration.buildSessionFactory();
     }
 
-    /** Creates the fenced row's table if needed, and the row of {@code resource} afresh at fence 0. */
-    static void reset(JdbcTemplate jdbc, String resource) {
+    /**
+     * Creates the fenced row's tables if needed, and the row of {@code resource} afresh at fence 0 (none, with no
+     * tombstone, for {@link Shape#INSERT_THEN_DELETE}).
+     */
+    static void reset(JdbcTemplate jdbc, String resource, Shape shape) {
         jdbc.execute("CREATE TABLE IF NOT EXISTS fault_jpa_row (resource VARCHAR(200) PRIMARY KEY, writes BIGINT NOT NULL,"
                 + " fence BIGINT NOT NULL)");
+        jdbc.execute("CREATE TABLE IF NOT EXISTS fault_jpa_row_write (resource VARCHAR(200) NOT NULL REFERENCES "
+                + "fault_jpa_row (resource), write_id BIGINT NOT NULL)");
+        jdbc.update("DELETE FROM fault_jpa_row_write WHERE resource = ?", resource);
         jdbc.update("DELETE FROM fault_jpa_row WHERE resource = ?", resource);
-        jdbc.update("INSERT INTO fault_jpa_row (resource, writes, fence) VALUES (?, 0, 0)", resource);
+        jdbc.update("DELETE FROM " + JdbcFence.TABLE + " WHERE resource = ?", "FaultJpaRow#" + resource);
+        if (shape != Shape.INSERT_THEN_DELETE) {
+            jdbc.update("INSERT INTO fault_jpa_row (resource, writes, fence) VALUES (?, 0, 0)", resource);
+        }
     }
 
     @Override
@@ -94,7 +135,7 @@ final class JpaLedgerWrites implements Ledger.Writes {
         try (Session session = factory.openSession()) {
             Transaction tx = session.beginTransaction();
             try {
-                session.find(Row.class, resource).writes++;
+                change(session, writeId);
                 session.persist(new Entry(resource, token, writeId));
                 session.flush();
                 tx.commit();
@@ -108,6 +149,19 @@ final class JpaLedgerWrites implements Ledger.Writes {
                     return false;
                 }
                 throw ex;
+            }
+        }
+    }
+
+    private void change(Session session, long writeId) {
+        switch (shape) {
+            case ROW -> session.find(Row.class, resource).writes++;
+            case COLLECTION -> session.find(Row.class, resource).writeIds.add(writeId);
+            case INSERT_THEN_DELETE -> {
+                Row row = new Row(resource);
+                session.persist(row);
+                session.flush();
+                session.remove(row);
             }
         }
     }

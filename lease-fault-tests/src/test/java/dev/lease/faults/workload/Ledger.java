@@ -55,9 +55,29 @@ public final class Ledger {
      * database at {@code jdbcUrl}, the one {@code dataSource} reaches: the fence is the entity's column.
      */
     public static Ledger jpa(DataSource dataSource, String jdbcUrl, String resource) {
+        return jpa(dataSource, jdbcUrl, resource, JpaLedgerWrites.Shape.ROW);
+    }
+
+    /**
+     * Like {@link #jpa(DataSource, String, String)}, each write changing only the entity's element collection: the
+     * fence is the owner's column all the same.
+     */
+    public static Ledger jpaCollection(DataSource dataSource, String jdbcUrl, String resource) {
+        return jpa(dataSource, jdbcUrl, resource, JpaLedgerWrites.Shape.COLLECTION);
+    }
+
+    /**
+     * Like {@link #jpa(DataSource, String, String)}, each write inserting the entity and deleting it again: a stale
+     * write inserts an id a newer token deleted, and the fence is the tombstone that delete left.
+     */
+    public static Ledger jpaInsertThenDelete(DataSource dataSource, String jdbcUrl, String resource) {
+        return jpa(dataSource, jdbcUrl, resource, JpaLedgerWrites.Shape.INSERT_THEN_DELETE);
+    }
+
+    private static Ledger jpa(DataSource dataSource, String jdbcUrl, String resource, JpaLedgerWrites.Shape shape) {
         return new Ledger(dataSource, Check.FENCED, resource, true, jdbc -> {
-            JpaLedgerWrites.reset(jdbc, resource);
-            return new JpaLedgerWrites(jdbcUrl, resource);
+            JpaLedgerWrites.reset(jdbc, resource, shape);
+            return new JpaLedgerWrites(jdbcUrl, resource, shape);
         });
     }
 
