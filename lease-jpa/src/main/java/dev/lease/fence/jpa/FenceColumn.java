@@ -19,11 +19,19 @@ import java.lang.annotation.Target;
  * {@code persist}, {@code merge}, Spring Data's {@code save} and {@code saveAndFlush}, {@code @Version} entities,
  * and a new entity whose id a newer token already wrote.
  *
+ * <p>A change of the entity's collections that Hibernate writes without its row (an {@code @ElementCollection}, the
+ * join table of a {@code @ManyToMany}, a unidirectional {@code @OneToMany}) is fenced as a write of the entity: its row
+ * is locked and checked the same way, and its fence moved to the token. A delete keeps the deleted row's fence as a
+ * tombstone in the {@code lease_fence} table (resource {@code Entity#id}, written in the delete's transaction), and an
+ * insert of an id whose row is gone is refused below that mark, so an older holder cannot persist or merge the id
+ * back; fenced entities therefore need that table (lease-jdbc's {@code dev/lease/fence/schema-<platform>.sql}).
+ *
  * <p>Outside a leased section a write of such an entity is refused with {@link IllegalStateException}, unless it
  * runs inside {@link UnfencedWrites#run(String, Runnable)}, the explicit opt-out for one admin fix or migration.
  *
  * <p>What this cannot fence: bulk JPQL/Criteria {@code update}/{@code delete} statements and native queries, which
- * bypass the entity lifecycle, and any other writer of the table (another application, SQL by hand). Write those
+ * bypass the entity lifecycle (a bulk delete leaves no tombstone), an inverse ({@code mappedBy}) collection, which the
+ * entity on its other side writes, and any other writer of the table (another application, SQL by hand). Write those
  * through {@code JdbcFence.table(...)} ({@code FencedTable}) with the same column. The application is checked at
  * startup: a {@code @FenceColumn} that is not a {@code long}/{@code Long}, two on one entity, one on an entity with
  * {@code @DynamicUpdate} or a composite id fail the startup naming the entity and the field.
