@@ -91,10 +91,26 @@ class FenceColumnStartupChecksTest {
         }
     }
 
+    /** A database whose lease_fence lease-jdbc cannot write: a fenced delete could not keep the row's fence. */
+    @Test
+    void aDatabaseWithoutTombstonesFailsNamingTheEntities() {
+        assertThatThrownBy(() -> build(GoodFence.class, "org.hibernate.dialect.HSQLDialect"))
+                .satisfies(failure -> assertThat(cause(failure).getMessage())
+                        .contains("GoodFence", "HSQLDialect", "lease_fence"));
+    }
+
     private static SessionFactory build(Class<?> entity) {
-        return new Configuration().addAnnotatedClass(entity)
+        return build(entity, null);
+    }
+
+    private static SessionFactory build(Class<?> entity, String dialect) {
+        Configuration configuration = new Configuration().addAnnotatedClass(entity)
                 .setProperty("hibernate.connection.url", "jdbc:h2:mem:startup-checks")
-                .setProperty("hibernate.hbm2ddl.auto", "create-drop").buildSessionFactory();
+                .setProperty("hibernate.hbm2ddl.auto", "create-drop");
+        if (dialect != null) {
+            configuration.setProperty("hibernate.dialect", dialect);
+        }
+        return configuration.buildSessionFactory();
     }
 
     private static LeaseConfigurationException cause(Throwable failure) {
