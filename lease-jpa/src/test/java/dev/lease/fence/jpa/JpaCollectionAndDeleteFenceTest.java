@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -127,22 +128,21 @@ abstract class JpaCollectionAndDeleteFenceTest {
 
     @Test
     void manyToManyJoinTableChangeIsFenced() {
-        shipmentAtFence8();
-        long note = noteBySql();
-        staleChangeIsRefused(shipment -> shipment.getNotes().add(entityManager.find(
-                Note.class, note)), "shipment_note");
-        newerChangePassesAndMovesTheFence(shipment -> shipment.getNotes().add(entityManager.find(
-                Note.class, note)), "shipment_note");
+        notesAddedToAFencedShipment(Shipment::getNotes, "shipment_note");
     }
 
     @Test
     void unidirectionalOneToManyOverAJoinTableIsFenced() {
+        notesAddedToAFencedShipment(Shipment::getAttachments, "shipment_attachment");
+    }
+
+    private void notesAddedToAFencedShipment(Function<Shipment, Set<Note>> collection, String joinTable) {
         shipmentAtFence8();
         long note = noteBySql();
-        staleChangeIsRefused(shipment -> shipment.getAttachments().add(entityManager.find(
-                Note.class, note)), "shipment_attachment");
-        newerChangePassesAndMovesTheFence(shipment -> shipment.getAttachments().add(entityManager.find(
-                Note.class, note)), "shipment_attachment");
+        staleChangeIsRefused(shipment -> collection.apply(shipment).add(entityManager.find(Note.class, note)),
+                joinTable);
+        newerChangePassesAndMovesTheFence(shipment -> collection.apply(shipment).add(entityManager.find(Note.class,
+                note)), joinTable);
     }
 
     @Test
