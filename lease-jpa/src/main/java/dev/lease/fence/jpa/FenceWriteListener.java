@@ -260,7 +260,7 @@ final class FenceWriteListener implements PreInsertEventListener, PreUpdateEvent
         if (reason == null) {
             throw Tokens.missing(found, row, property, id, write);
         }
-        log.warn("Unfenced write (" + write + " " + row.resource(id) + ")" + " (UnfencedWrites): "
+        log.warn("Unfenced write (" + write + " " + row.resource(id) + ") (UnfencedWrites): "
                 + reason.replaceAll("\\p{Cntrl}", "?"));
         return null;
     }
