@@ -164,6 +164,28 @@ public final class EtcdServer implements AutoCloseable {
         throw new IllegalStateException("no member has the leader's id " + leader.group(1) + ": " + status);
     }
 
+    /**
+     * Every request message member {@code i} has received: the sum of {@code grpc_server_msg_received_total} on its
+     * metrics endpoint (a unary call is one, a keep-alive on a stream one per request, HTTP/2 pings none).
+     */
+    public long receivedRequests(int i) throws IOException {
+        HttpURLConnection http = (HttpURLConnection) URI.create(endpoint(i) + "/metrics").toURL().openConnection();
+        http.setConnectTimeout(5000);
+        http.setReadTimeout(10_000);
+        try (InputStream in = http.getInputStream()) {
+            double total = 0;
+            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+                if (line.startsWith("grpc_server_msg_received_total{")) {
+                    total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).trim());
+                }
+            }
+            return (long) total;
+        }
+        finally {
+            http.disconnect();
+        }
+    }
+
     private static String post(String url, String body) throws IOException {
         HttpURLConnection http = (HttpURLConnection) URI.create(url).toURL().openConnection();
         http.setConnectTimeout(2000);
