@@ -6,9 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 
 import io.etcd.jetcd.Client;
 import org.junit.jupiter.api.AfterEach;
@@ -18,10 +16,7 @@ import org.junit.jupiter.api.Test;
 import dev.lease.Lease;
 import dev.lease.LeaseKind;
 import dev.lease.LeaseSpec;
-import dev.lease.core.BackendRouter;
-import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
-import dev.lease.spi.LeaseBackend;
 import dev.lease.testing.EtcdServer;
 
 /**
@@ -45,11 +40,10 @@ class EtcdPausedFollowerTest {
     void start() throws Exception {
         cluster = EtcdServer.start(3);
         client = Client.builder().endpoints(cluster.endpoints().split(",")).build();
-        // A renewal round's deadline of a third of the ttl (the default 5 s is a sixth of lease.default-ttl's 30 s).
-        backend = new EtcdLeaseBackend(client, "/paused/", TTL.dividedBy(3));
-        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
-        routes.put(LeaseKind.CORRECTNESS, backend);
-        engine = new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());
+        // A renewal round's deadline of half the ttl (the default 5 s is a sixth of lease.default-ttl's 30 s): before
+        // the fix, a keep-alive or check sent to the paused member failed its round when it passed, losing the batch.
+        backend = new EtcdLeaseBackend(client, "/paused/", TTL.dividedBy(2));
+        engine = EtcdTesting.engine(backend);
     }
 
     @AfterEach
