@@ -114,7 +114,7 @@ final class EtcdCalls {
                 }
                 try {
                     CompletableFuture.anyOf(out.toArray(CompletableFuture[]::new))
-                            .get(Math.max(1, Math.min(nextTry, until) - now), TimeUnit.NANOSECONDS);
+                            .get(Math.max(1, Math.min(nextTry - now, until - now)), TimeUnit.NANOSECONDS);
                 }
                 catch (TimeoutException | ExecutionException | CancellationException ex) {
                     // No answer yet, or a failure: the tries tell which below.
@@ -135,7 +135,10 @@ final class EtcdCalls {
                     }
                     failure = failed;
                     // A failure came back fast: the next try goes after a pause, not in a tight loop.
-                    nextTry = Math.max(nextTry, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_PAUSE_MILLIS));
+                    long paused = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_PAUSE_MILLIS);
+                    if (paused - nextTry > 0) {
+                        nextTry = paused;
+                    }
                 }
                 if (out.isEmpty() && nextTry - System.nanoTime() > 0) {
                     Thread.sleep(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextTry - System.nanoTime())));
