@@ -1,11 +1,7 @@
 package dev.lease.benchmarks;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.HttpURLConnection;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import io.etcd.jetcd.Client;
@@ -37,7 +33,7 @@ final class EtcdBenchmarks {
         }
         EtcdServer etcd = harness.own(EtcdServer.start(1));
         String endpoint = etcd.endpoint(0);
-        HoldCost.Counter requests = () -> receivedMessages(endpoint);
+        HoldCost.Counter requests = () -> receivedMessages(etcd);
         if (uncontended) {
             uncontendedAndHandover(endpoint, requests);
         }
@@ -89,27 +85,13 @@ final class EtcdBenchmarks {
         return harness.own(Client.builder().endpoints(endpoint).build());
     }
 
-    /** The sum of {@code grpc_server_msg_received_total} on etcd's metrics endpoint: every request message. */
-    static long receivedMessages(String endpoint) {
+    /** Every request message etcd received ({@link EtcdServer#receivedRequests}). */
+    private static long receivedMessages(EtcdServer etcd) {
         try {
-            HttpURLConnection http = (HttpURLConnection) URI.create(endpoint + "/metrics").toURL().openConnection();
-            http.setConnectTimeout(5000);
-            http.setReadTimeout(10_000);
-            try (InputStream in = http.getInputStream()) {
-                double total = 0;
-                for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-                    if (line.startsWith("grpc_server_msg_received_total{")) {
-                        total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).trim());
-                    }
-                }
-                return (long) total;
-            }
-            finally {
-                http.disconnect();
-            }
+            return etcd.receivedRequests(0);
         }
         catch (IOException ex) {
-            throw new UncheckedIOException("reading etcd's metrics at " + endpoint, ex);
+            throw new UncheckedIOException("reading etcd's metrics at " + etcd.endpoint(0), ex);
         }
     }
 }

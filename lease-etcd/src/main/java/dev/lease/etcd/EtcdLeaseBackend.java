@@ -37,8 +37,9 @@ import dev.lease.spi.LeaseNames;
  * strictly increasing for a name across deletions (every grant creates the key anew), and unchanged by renewals.
  *
  * <ul>
- *   <li>Grant: a serializable read of the key (when it is there, the lease is busy), then one transaction
- *       {@code if create_revision(key) == 0 then put(key, attempt, lease = L)}; the token is the key's create_revision.
+ *   <li>Grant: one transaction {@code if create_revision(key) == 0 then put(key, attempt, lease = L)}; the token is
+ *       the key's create_revision. Only for a name found busy before, a serializable read of the key first, which
+ *       while the key is there answers busy without a write ({@link BusyNames}).
  *       {@code L} is the etcd lease this backend shares among its grants of the same ttl ({@link SharedLeases}): kept
  *       alive from the request's start by a keep-alive sent with the transaction, or granted for it when there is
  *       none.</li>
@@ -80,6 +81,7 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
     private final KeyWatches watches;
     private final SharedLeases shared;
     private final Holdings holdings = new Holdings();
+    private final BusyNames busy = new BusyNames();
     private final Leftovers leftovers;
     private final Renewals renewals;
     /** The etcd lease of each grant request still in flight or failed, by attempt id, for {@link #abandon}. */
@@ -133,18 +135,22 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
         ByteSequence key = key(name);
         long ttlSeconds = ttlSeconds(request.ttl());
         String what = "the grant of lease '" + name + "'";
-        // A serializable read of the member we talk to, no quorum round: when it shows the key, the lease is busy and
-        // the writes of a grant are spared. It may be a little stale, but only the transaction below decides a grant.
-        if (EtcdCalls.await(kv.get(key, BUSY_CHECK), bound(request), what).getCount() > 0) {
-            return Optional.empty();
+        // Only for a name found busy before: a serializable read (no quorum round) that, while it shows the key, spares
+        // the writes of a grant. It may be a little stale, but only the transaction below decides a grant.
+        if (busy.seenBusy(name)) {
+            if (EtcdCalls.idempotent(() -> kv.get(key, BUSY_CHECK), bound(request), what).getCount() > 0) {
+                return Optional.empty();
+            }
+            busy.free(name);
         }
         for (boolean firstTry = true; ; firstTry = false) {
             Shared lease = shared.join(ttlSeconds, start);
             CompletableFuture<LeaseKeepAliveResponse> keepAlive = null;
             if (lease == null) {
                 long sentAt = System.nanoTime();
-                lease = shared.adopt(EtcdCalls.await(leases.grant(ttlSeconds), bound(request), what).getID(),
-                        ttlSeconds, sentAt);
+                // Sent again when unanswered: a lease granted twice leaves one that no key uses, gone after its ttl.
+                lease = shared.adopt(EtcdCalls.idempotent(() -> leases.grant(ttlSeconds), bound(request), what)
+                        .getID(), ttlSeconds, sentAt);
             }
             else {
                 // A lease others hold lives until a ttl after its last keep-alive; this grant's validity counts from
@@ -154,6 +160,8 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
             pending.put(request.attempt(), lease);
             TxnResponse answer;
             try {
+                // Sent once: a second copy could find the key the first created and answer busy for a grant this
+                // instance holds. A transaction without an answer makes the request fail, and the engine abandons it.
                 answer = EtcdCalls.await(kv.txn()
                         .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                         .Then(Op.put(key, bytes(request.attempt()), PutOption.builder().withLeaseId(lease.id).build()),
@@ -161,7 +169,7 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
                         .commit(), bound(request), what);
                 if (keepAlive != null && answer.isSucceeded()) {
                     Shared joined = lease;
-                    EtcdCalls.retrying(keepAlive, () -> shared.keepAlive(joined, start),
+                    EtcdCalls.retrying(keepAlive, () -> shared.keepAlive(joined, System.nanoTime()),
                             System.nanoTime() + bound(request), what);
                 }
             }
@@ -177,9 +185,11 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
             }
             pending.remove(request.attempt());
             if (!answer.isSucceeded()) {
+                busy.busy(name);
                 shared.leave(lease);
                 return Optional.empty();
             }
+            busy.free(name);
             KeyValue created = answer.getGetResponses().get(0).getKvs().get(0);
             EtcdGrant grant = new EtcdGrant(name, key, request.attempt(), lease.id, created.getCreateRevision(),
                     ttlSeconds);
@@ -213,8 +223,10 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
     public void release(EtcdGrant grant) throws Exception {
         Shared lease = holdings.remove(grant);
         try {
-            EtcdCalls.await(kv.txn().If(Renewals.stillOurs(grant)).Then(Op.delete(grant.key(), DeleteOption.DEFAULT))
-                    .commit(), callTimeoutNanos, "the release of lease '" + grant.name() + "'");
+            // Sent again when unanswered: a second deletion conditional on the token deletes nothing more.
+            EtcdCalls.idempotent(() -> kv.txn().If(Renewals.stillOurs(grant))
+                    .Then(Op.delete(grant.key(), DeleteOption.DEFAULT)).commit(), callTimeoutNanos,
+                    "the release of lease '" + grant.name() + "'");
         }
         catch (Exception ex) {
             if (lease != null) {
@@ -241,7 +253,7 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
         ByteSequence key = key(name);
         Shared lease = pending.remove(request.attempt());
         try {
-            EtcdCalls.await(kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(bytes(request.attempt()))))
+            EtcdCalls.idempotent(() -> kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(bytes(request.attempt()))))
                     .Then(Op.delete(key, DeleteOption.DEFAULT)).commit(), callTimeoutNanos,
                     "the abandon of lease '" + name + "'");
         }
@@ -264,8 +276,8 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
         ByteSequence key = key(LeaseNames.validate(name));
         GetResponse read;
         try {
-            read = EtcdCalls.await(kv.get(key, GetOption.builder().withCountOnly(true).build()), maxWait.toNanos(),
-                    "the read of lease '" + name + "'");
+            read = EtcdCalls.idempotent(() -> kv.get(key, GetOption.builder().withCountOnly(true).build()),
+                    maxWait.toNanos(), "the read of lease '" + name + "'");
         }
         catch (InterruptedException ex) {
             throw ex;
@@ -274,10 +286,11 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
             // etcd unreachable: the engine backs off and tries again.
             return;
         }
-        if (read.getCount() == 0) {
-            return;
+        if (read.getCount() == 0
+                || watches.awaitDeletion(key, read.getHeader().getRevision(),
+                        Duration.ofNanos(Math.max(0, until - System.nanoTime())))) {
+            busy.free(name);
         }
-        watches.awaitDeletion(key, read.getHeader().getRevision(), Duration.ofNanos(Math.max(0, until - System.nanoTime())));
     }
 
     /**
@@ -288,8 +301,9 @@ public final class EtcdLeaseBackend implements LeaseBackend<EtcdGrant>, AutoClos
      */
     @Override
     public Map<String, Object> checkHealth(Duration timeout) throws Exception {
-        GetResponse read = EtcdCalls.await(kv.get(bytes(keyPrefix), GetOption.builder().withCountOnly(true).build()),
-                timeout.toNanos(), "a linearizable read (it needs a leader and a quorum)");
+        GetResponse read = EtcdCalls.idempotent(() -> kv.get(bytes(keyPrefix),
+                GetOption.builder().withCountOnly(true).build()), timeout.toNanos(),
+                "a linearizable read (it needs a leader and a quorum)");
         Map<String, Object> details = new LinkedHashMap<>();
         details.put("leader", "known");
         details.put("member", Long.toHexString(read.getHeader().getMemberId()));

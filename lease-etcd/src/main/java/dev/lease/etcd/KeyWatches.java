@@ -34,8 +34,9 @@ final class KeyWatches implements AutoCloseable {
      * Blocks until the key is deleted at a revision above {@code seen}, the watch breaks, or {@code maxWait} passes.
      *
      * @param seen a revision at which the key was read present
+     * @return true when the wait ended before {@code maxWait}: the key was deleted, or the watch broke
      */
-    void awaitDeletion(ByteSequence key, long seen, Duration maxWait) throws InterruptedException {
+    boolean awaitDeletion(ByteSequence key, long seen, Duration maxWait) throws InterruptedException {
         KeyWatch shared;
         boolean opener = false;
         synchronized (open) {
@@ -52,7 +53,7 @@ final class KeyWatches implements AutoCloseable {
             if (opener) {
                 shared.open(key);
             }
-            mine.await(Math.max(1, maxWait.toMillis()), TimeUnit.MILLISECONDS);
+            return mine.await(Math.max(1, maxWait.toMillis()), TimeUnit.MILLISECONDS);
         }
         finally {
             shared.unregister(mine);

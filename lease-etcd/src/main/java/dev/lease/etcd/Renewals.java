@@ -28,8 +28,10 @@ import dev.lease.etcd.SharedLeases.Shared;
  * each key is still there and still the grant's (a keep-alive succeeds after a key was deleted: etcd#14758). A lease
  * whose keep-alive is answered "not found" loses exactly the grants bound to it (their keys went with it); a key gone
  * or created anew loses its grant alone. A keep-alive or check that fails otherwise (etcd busy: "waiting for the
- * applied index took too long", a member without a leader) is sent again until the call's deadline: both are
- * idempotent, and one sent after the round started still proves what the round needs. The round also sends the
+ * applied index took too long", a member without a leader) or is not answered within a share of the round's deadline
+ * (a member paused or cut off, which the channel still counts as ready) is sent again, to another member, until the
+ * round's deadline ({@link EtcdCalls#retrying}): both are idempotent, and one sent after the round started still
+ * proves what the round needs. The round also sends the
  * deletions of leftover keys, without waiting for them.
  */
 final class Renewals {
@@ -82,7 +84,7 @@ final class Renewals {
         for (Map.Entry<Shared, CompletableFuture<LeaseKeepAliveResponse>> keepAlive : keepAlives.entrySet()) {
             Shared lease = keepAlive.getKey();
             try {
-                EtcdCalls.retrying(keepAlive.getValue(), () -> leases.keepAlive(lease, start), until,
+                EtcdCalls.retrying(keepAlive.getValue(), () -> leases.keepAlive(lease, System.nanoTime()), until,
                         "the keep-alive of " + lease);
             }
             catch (Exception ex) {

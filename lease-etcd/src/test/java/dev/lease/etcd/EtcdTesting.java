@@ -3,10 +3,17 @@ package dev.lease.etcd;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.Map;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 
+import dev.lease.LeaseKind;
+import dev.lease.core.BackendRouter;
+import dev.lease.core.LeaseDefaults;
+import dev.lease.core.LeaseEngine;
+import dev.lease.spi.LeaseBackend;
 import dev.lease.testing.TestTiming;
 
 /** Clients on the etcd servers the tests start; shared with the auto-configuration tests and the fault suite. */
@@ -23,6 +30,13 @@ public final class EtcdTesting {
                 .keepaliveTimeout(TestTiming.seconds(2))
                 .retryMaxDuration(TestTiming.seconds(5))
                 .build();
+    }
+
+    /** An engine with the project's defaults whose CORRECTNESS leases go to {@code backend}; the caller closes it. */
+    public static LeaseEngine engine(EtcdLeaseBackend backend) {
+        Map<LeaseKind, LeaseBackend<?>> routes = new EnumMap<>(LeaseKind.class);
+        routes.put(LeaseKind.CORRECTNESS, backend);
+        return new LeaseEngine(BackendRouter.of(routes), LeaseDefaults.standard());
     }
 
     /** A key or value as jetcd takes it. */

@@ -7,9 +7,12 @@ import static org.awaitility.Awaitility.await;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -90,6 +93,24 @@ class EtcdLeaseAutoConfigurationTest {
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(Customizing.class).calls).hasValue(1);
+                });
+    }
+
+    /**
+     * A paused member keeps its TCP connection open: only a gRPC keep-alive ping tells it is gone. Customizers see the
+     * starter's settings (and may change them): a ping after 10 s of silence (etcd refuses pings more often than its
+     * --grpc-keepalive-min-time, 5 s, and gRPC Java sends none sooner than 10 s), given up after 3 s, and none while
+     * no call is out (etcd closes a connection that pings without streams).
+     */
+    @Test
+    void theClientNoticesASilentMemberWithinSeconds() {
+        runner.withUserConfiguration(Customizing.class).withPropertyValues("lease.etcd.endpoints=" + etcd.endpoints())
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    ClientBuilder seen = context.getBean(Customizing.class).seen.get();
+                    assertThat(seen.keepaliveTime()).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(10));
+                    assertThat(seen.keepaliveTimeout()).isLessThanOrEqualTo(Duration.ofSeconds(5));
+                    assertThat(seen.keepaliveWithoutCalls()).isFalse();
                 });
     }
 
@@ -188,12 +209,14 @@ class EtcdLeaseAutoConfigurationTest {
     static class Customizing {
 
         final AtomicInteger calls = new AtomicInteger();
+        final AtomicReference<ClientBuilder> seen = new AtomicReference<>();
 
         @Bean
         EtcdClientBuilderCustomizer shortTimeouts() {
             return builder -> {
                 calls.incrementAndGet();
-                builder.connectTimeout(java.time.Duration.ofSeconds(2));
+                seen.set(builder);
+                builder.connectTimeout(Duration.ofSeconds(2));
             };
         }
     }

@@ -30,7 +30,7 @@ import dev.lease.etcd.EtcdLeaseBackend;
  * The etcd backend, available when jetcd is on the classpath and either {@code lease.etcd.endpoints} is set or the
  * application has an {@link Client io.etcd.jetcd.Client} bean (which is then reused and left to its owner). Otherwise a
  * client is built from the endpoints and the application's {@link EtcdClientBuilderCustomizer}s, and closed on
- * shutdown. Startup fails at once when every endpoint refuses the connection, and, once leases are routed to etcd,
+ * shutdown; it pings a silent member after {@link #KEEPALIVE_TIME} and gives it up {@link #KEEPALIVE_TIMEOUT} later. Startup fails at once when every endpoint refuses the connection, and, once leases are routed to etcd,
  * when no member answers a linearizable read (no leader, no quorum) within a few seconds.
  */
 @Configuration(proxyBeanMethods = false)
@@ -45,6 +45,21 @@ class EtcdLeaseConfiguration {
     /** How long startup waits for etcd: the probe of the endpoints, then the first linearizable read. */
     static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(10);
 
+    /**
+     * How long a connection may be silent before the client pings the member: the shortest gRPC Java honours (it
+     * raises anything shorter to 10 s), and above etcd's {@code --grpc-keepalive-min-time} (5 s by default), below which
+     * etcd closes the connection for too many pings. jetcd's default is 30 s.
+     */
+    static final Duration KEEPALIVE_TIME = Duration.ofSeconds(10);
+
+    /**
+     * How long a ping may go unanswered before the connection is closed and calls go to the other members: a paused
+     * member (its TCP connection open, silent) otherwise keeps a share of the calls. jetcd's default is 10 s.
+     */
+    static final Duration KEEPALIVE_TIMEOUT = Duration.ofSeconds(3);
+
+    // Pings only while calls are out (jetcd pings idle connections too): etcd refuses pings on a connection without
+    // streams (its enforcement policy does not permit them) and closes it after a few.
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(Client.class)
     Client leaseEtcdClient(EtcdLeaseProperties etcd, ObjectProvider<EtcdClientBuilderCustomizer> customizers) {
@@ -54,7 +69,10 @@ class EtcdLeaseConfiguration {
             throw failed.unreachable("etcd", String.join(",", endpoints), "endpoint", "lease.etcd.endpoints",
                     "start etcd");
         }
-        ClientBuilder builder = Client.builder().endpoints(endpoints.toArray(String[]::new));
+        ClientBuilder builder = Client.builder().endpoints(endpoints.toArray(String[]::new))
+                .keepaliveTime(KEEPALIVE_TIME)
+                .keepaliveTimeout(KEEPALIVE_TIMEOUT)
+                .keepaliveWithoutCalls(false);
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
     }

@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -138,6 +140,67 @@ public final class EtcdServer implements AutoCloseable {
     /** Lets member {@code i} go on after {@link #pause} ({@code kill -CONT}). */
     public void resume(int i) throws IOException, InterruptedException {
         Signals.send("CONT", pid(i));
+    }
+
+    /**
+     * The index of the member that member {@code asked} names as the raft leader now (etcd's gRPC gateway,
+     * {@code /v3/maintenance/status}), so that a test can pause a follower and keep the quorum's leader.
+     *
+     * @throws IllegalStateException when the member does not answer or knows no leader
+     */
+    public int leader(int asked) throws IOException {
+        String status = post(endpoint(asked) + "/v3/maintenance/status", "{}");
+        Matcher leader = Pattern.compile("\"leader\":\"(\\d+)\"").matcher(status);
+        if (!leader.find() || "0".equals(leader.group(1))) {
+            throw new IllegalStateException("etcd member " + asked + " knows no leader: " + status);
+        }
+        for (int i = 0; i < members.size(); i++) {
+            String own = post(endpoint(i) + "/v3/maintenance/status", "{}");
+            Matcher id = Pattern.compile("\"member_id\":\"(\\d+)\"").matcher(own);
+            if (id.find() && id.group(1).equals(leader.group(1))) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("no member has the leader's id " + leader.group(1) + ": " + status);
+    }
+
+    /**
+     * Every request message member {@code i} has received: the sum of {@code grpc_server_msg_received_total} on its
+     * metrics endpoint (a unary call is one, a keep-alive on a stream one per request, HTTP/2 pings none).
+     */
+    public long receivedRequests(int i) throws IOException {
+        HttpURLConnection http = (HttpURLConnection) URI.create(endpoint(i) + "/metrics").toURL().openConnection();
+        http.setConnectTimeout(5000);
+        http.setReadTimeout(10_000);
+        try (InputStream in = http.getInputStream()) {
+            double total = 0;
+            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+                if (line.startsWith("grpc_server_msg_received_total{")) {
+                    total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).trim());
+                }
+            }
+            return (long) total;
+        }
+        finally {
+            http.disconnect();
+        }
+    }
+
+    private static String post(String url, String body) throws IOException {
+        HttpURLConnection http = (HttpURLConnection) URI.create(url).toURL().openConnection();
+        http.setConnectTimeout(2000);
+        http.setReadTimeout(5000);
+        http.setRequestMethod("POST");
+        http.setDoOutput(true);
+        try {
+            http.getOutputStream().write(body.getBytes(StandardCharsets.UTF_8));
+            try (InputStream in = http.getInputStream()) {
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+        }
+        finally {
+            http.disconnect();
+        }
     }
 
     /** Whether member {@code i} answers {@code /health} with {@code true} now (it is up and knows a leader). */

@@ -2,10 +2,12 @@ package dev.lease.faults.scenarios.etcd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 
 import javax.sql.DataSource;
 
@@ -34,7 +36,9 @@ import dev.lease.testing.TestTiming;
  * once, with short ttls and short holds, some longer than the ttl. Members are killed with SIGKILL and restarted from
  * their data, or paused ({@code kill -STOP}); the fenced ledger is in a PostgreSQL of its own that crashes too; links
  * to both are frozen, cut, slowed and reset, and the children are paused, on random timers, overlapping, whoever
- * holds. The instances also campaign for one election and write in their terms, under the same faults.
+ * holds. The instances also campaign for one election and write in their terms, under the same faults. A fourth
+ * instance's client knows every member (no proxy), as a production client would: a paused member, often a follower
+ * while the quorum and its leader go on, is one of its three, and its idempotent calls are sent again to the others.
  */
 class EtcdNemesisTest extends FaultScenarios {
 
@@ -76,6 +80,16 @@ class EtcdNemesisTest extends FaultScenarios {
                 NemesisScenario.resourceLinkFaults(nemesis, "instance " + i, resourceLink, TTL, 0.25);
                 NemesisScenario.troubledHost(nemesis, "instance " + i, leaseLink, resourceLink, TTL, 1);
             }
+            // One more instance whose client knows every member, directly: a member paused or killed is one of its
+            // three, and its calls must go on through the other two.
+            TcpProxy everyMemberResourceLink = open.add(new TcpProxy(resource.port()));
+            Client everyMember = open.add(EtcdTesting.client(etcd.endpoints()));
+            var everyMemberEngine = open.add(ZooKeeperHolder.engine(
+                    open.add(new EtcdLeaseBackend(everyMember, PREFIX, TTL)), LeaseKind.CORRECTNESS));
+            DataSource everyMemberLedger = CrashablePostgres.dataSource(everyMemberResourceLink.port(),
+                    NemesisScenario.resourceLinkOptions("etcd-holder-every-member"));
+            scenario.workers(INSTANCES + 1, everyMemberEngine, HOLDS,
+                    lease -> Ledger.attach(new ReusedConnections(everyMemberLedger), NemesisScenario.CHECK, lease));
             TcpProxy childLeaseLink = open.add(new TcpProxy(etcd.clientPort(0)));
             TcpProxy childResourceLink = open.add(new TcpProxy(resource.port()));
             Map<String, String> args = new HashMap<>();
@@ -92,20 +106,33 @@ class EtcdNemesisTest extends FaultScenarios {
             NemesisScenario.troubledHost(nemesis, "the child holders", childLeaseLink, childResourceLink, TTL, 0.5);
             NemesisScenario.crashes(nemesis, "the resource PostgreSQL", resource, TestTiming.seconds(2));
             // One entry for both, so that at most one member is down at a time and the cluster keeps its quorum.
-            nemesis.add("kill -9 (then a restart from its data) or SIGSTOP of an etcd member", 1, Duration.ZERO,
-                    TTL.multipliedBy(2), random -> {
-                        int member = random.nextInt(etcd.size());
-                        if (random.nextBoolean()) {
+            nemesis.add("kill -9 (then a restart from its data) or SIGSTOP of an etcd member, or of a follower", 1,
+                    Duration.ZERO, TTL.multipliedBy(2), random -> {
+                        int pick = random.nextInt(3);
+                        int member = pick == 2 ? follower(etcd, random) : random.nextInt(etcd.size());
+                        if (pick == 0) {
                             etcd.kill(member);
                             return Nemesis.Off.described("kill -9 of etcd member " + member,
                                     () -> etcd.restart(member));
                         }
                         etcd.pause(member);
-                        return Nemesis.Off.described("SIGSTOP of etcd member " + member, () -> etcd.resume(member));
+                        return Nemesis.Off.described("SIGSTOP of etcd member " + member
+                                + (pick == 2 ? " (a follower)" : ""), () -> etcd.resume(member));
                     });
             scenario.strike();
             List<HistoryChecker.Verdict> verdicts = scenario.finish();
             assertThat(verdicts).allSatisfy(v -> assertThat(v.staleWritesAccepted()).isZero());
+        }
+    }
+
+    /** A member that is not the raft leader now; any member when none answers who the leader is (an election). */
+    private static int follower(EtcdServer etcd, Random random) {
+        int asked = random.nextInt(etcd.size());
+        try {
+            return (etcd.leader(asked) + 1 + random.nextInt(etcd.size() - 1)) % etcd.size();
+        }
+        catch (IOException | IllegalStateException noLeader) {
+            return asked;
         }
     }
 }
