@@ -24,6 +24,9 @@ final class OpsFiles {
     private static final Pattern SERIES = Pattern.compile("\\b(lease_[a-z0-9_]+)\\b(\\{([^}]*)})?");
     private static final Pattern MATCHER_LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)\\s*(=~|!~|!=|=)");
     private static final Pattern GROUPING = Pattern.compile("\\b(?:by|without)\\s*\\(([^)]*)\\)");
+    /** A Grafana variable's query: the series of its first argument must carry the label of its second. */
+    private static final Pattern LABEL_VALUES =
+            Pattern.compile("label_values\\((.*),\\s*([a-zA-Z_][a-zA-Z0-9_]*)\\s*\\)");
     private static final Pattern YAML_EXPR = Pattern.compile("(?m)^\\s*expr:\\s*(.+)$");
     private static final Pattern JSON_EXPR = Pattern.compile("\"(?:expr|query|definition)\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
 
@@ -48,8 +51,14 @@ final class OpsFiles {
     /** Series name → label names the expressions use with it. */
     static Map<String, Set<String>> used(Set<String> expressions) {
         Map<String, Set<String>> used = new TreeMap<>();
-        for (String expression : expressions) {
+        for (String expressionText : expressions) {
+            String expression = expressionText;
             Set<String> grouping = new TreeSet<>();
+            Matcher values = LABEL_VALUES.matcher(expression);
+            if (values.matches()) {
+                grouping.add(values.group(2));
+                expression = values.group(1);
+            }
             Matcher by = GROUPING.matcher(expression);
             while (by.find()) {
                 for (String label : by.group(1).split(",")) {
@@ -58,7 +67,8 @@ final class OpsFiles {
                     }
                 }
             }
-            Matcher series = SERIES.matcher(expression);
+            // Label names of the groupings are not series: look for series in what is left.
+            Matcher series = SERIES.matcher(GROUPING.matcher(expression).replaceAll(" "));
             while (series.find()) {
                 Set<String> labels = used.computeIfAbsent(series.group(1), name -> new TreeSet<>());
                 labels.addAll(grouping);
@@ -73,9 +83,13 @@ final class OpsFiles {
         return used;
     }
 
-    /** Every {@code lease_...} series name a page mentions in code spans. */
+    /**
+     * Every {@code lease_...} series name a page mentions in code spans: names with a Prometheus suffix, and the
+     * leader gauge (the tables {@code lease_fence}, {@code lease_lock} are not series).
+     */
     static Set<String> seriesNamedIn(String relative) throws IOException {
-        Matcher series = Pattern.compile("`(lease_[a-z0-9_]+)").matcher(read(relative));
+        Matcher series = Pattern.compile("`(lease_[a-z0-9_]+_(?:total|count|sum|max|bucket)|lease_leader)\\b")
+                .matcher(read(relative));
         Set<String> names = new TreeSet<>();
         while (series.find()) {
             names.add(series.group(1));

@@ -200,16 +200,18 @@ class ShippedOperationsFilesTest {
 
         static {
             DRAWN.put("lease_leader", "leader");
-            DRAWN.put("lease_held_seconds_active_count", "leases held");
+            DRAWN.put("lease_held_seconds_count", "leases held");
             DRAWN.put("lease_lost_total", "leases lost (total)");
         }
 
-        private final long start = System.nanoTime();
+        /** The first sample's time: the picture starts there. */
+        private volatile long start = System.nanoTime();
         private final List<double[]> rows = new java.util.concurrent.CopyOnWriteArrayList<>();
         private final List<String[]> marks = new java.util.concurrent.CopyOnWriteArrayList<>();
         private volatile boolean stopped;
 
         void sample(Map<String, String> ports) {
+            start = System.nanoTime();
             while (!stopped) {
                 try {
                     double[] row = new double[1 + 2 * DRAWN.size()];
