@@ -1,6 +1,8 @@
 package dev.lease.core;
 
 import java.time.Duration;
+import java.time.Clock;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +41,8 @@ final class Acquirer {
     private final LongSupplier clock;
     /** What validity is measured on: a grant's counts from the moment before its request was sent. */
     private final LongSupplier validityClock;
+    /** Who waits for what, for operators. */
+    private final WaitingCallers waiting = new WaitingCallers(Clock.systemUTC());
 
     Acquirer(BackendCalls calls, HeldLeases leases, LongSupplier clock, LongSupplier validityClock) {
         this.calls = calls;
@@ -72,6 +76,11 @@ final class Acquirer {
         return lease;
     }
 
+    /** The names this engine's callers wait for now. */
+    List<WaitingSnapshot> waiting() {
+        return waiting.snapshots();
+    }
+
     /** Whether the engine stopped granting: it is closing. */
     boolean isClosed() {
         return leases.isClosing();
@@ -101,6 +110,7 @@ final class Acquirer {
         long begin = clock.getAsLong();
         Backoff backoff = new Backoff();
         LocalLines.Ticket ticket = LocalLines.DIRECT;
+        Runnable stopWaiting = waitNanos > 0 ? waiting.enter(request) : () -> { };
         try {
             if (waitNanos > 0) {
                 ticket = lines.join(request.backend(), request.name(), begin + waitNanos, clock,
@@ -155,6 +165,7 @@ final class Acquirer {
             throw request.unavailable(ex);
         }
         finally {
+            stopWaiting.run();
             if (ticket != null) {
                 // A no-op once the ticket holds a grant: the line then stays with it until the grant is freed.
                 lines.leave(ticket);

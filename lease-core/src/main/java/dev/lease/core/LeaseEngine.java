@@ -200,6 +200,18 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     }
 
     /**
+     * The names this engine's callers wait for now, sorted by name: what the Actuator {@code leases} endpoint shows
+     * as {@code waiting}. Only callers with a {@code waitFor} wait; each is listed from the start of its acquire until
+     * it is granted, gives up or fails. Elections' campaigns are not callers and are not listed. Reading it takes no
+     * lease and calls no backend.
+     *
+     * @return the waited-for names, possibly empty; a copy the caller may keep
+     */
+    public List<WaitingSnapshot> waiting() {
+        return acquirer.waiting();
+    }
+
+    /**
      * An election this instance takes part in, not yet campaigning: {@link Election#start()} starts the campaign,
      * {@link Election#close()} ends it and releases leadership. The name and routing are checked now.
      *

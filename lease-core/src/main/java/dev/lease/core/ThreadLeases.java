@@ -106,6 +106,7 @@ final class ThreadLeases {
 
         synchronized void push(HeldLease lease) {
             stack.push(lease);
+            LogContext.show(lease);
         }
 
         synchronized HeldLease innermost() {
@@ -159,6 +160,7 @@ final class ThreadLeases {
                     interruptedByUs = false;
                 }
             }
+            LogContext.show(stack.peek());
             if (stack.isEmpty()) {
                 FRAMES.remove();
             }

@@ -18,6 +18,7 @@ import dev.lease.LeaseTemplate;
 import dev.lease.core.BackendRouter;
 import dev.lease.core.HeldLeaseSnapshot;
 import dev.lease.core.LeaseEngine;
+import dev.lease.core.WaitingSnapshot;
 
 /**
  * The Actuator endpoint {@code leases} ({@code GET /actuator/leases}): which backend serves each lease kind, the
@@ -28,6 +29,7 @@ import dev.lease.core.LeaseEngine;
  * {"routing": {"CORRECTNESS": "zookeeper", "EFFICIENCY": "redis"},
  *  "held": [{"name": "invoice-42", "kind": "CORRECTNESS", "backend": "zookeeper", "token": 17,
  *            "remainingMillis": 28650, "thread": "scheduling-1"}],
+ *  "waiting": [{"name": "invoice-42", "kind": "CORRECTNESS", "since": "2026-12-06T10:15:30.120Z", "threads": 2}],
  *  "elections": []}
  * }</pre>
  *
@@ -40,6 +42,9 @@ import dev.lease.core.LeaseEngine;
  *       was lost and whose holder has not returned yet is not listed. The list comes from the {@link LeaseEngine}; when
  *       the application replaced the lease template by one of its own and there is no {@code LeaseEngine} bean, it is
  *       always empty.</li>
+ *   <li>{@code waiting} lists the names this instance's callers wait for (an acquire with a {@code waitFor} not
+ *       granted yet), sorted by name: since when the longest-waiting one waits (wall clock, for reading) and how many
+ *       wait. On the instance that does not get a lease during a failover, this is where the wait shows.</li>
  *   <li>{@code elections} is empty until leader leases exist; they will fill it in through the supplier this endpoint
  *       is created with.</li>
  * </ul>
@@ -80,7 +85,9 @@ public class LeasesEndpoint {
         }
         List<HeldLeaseDescriptor> held = engine == null ? List.of()
                 : engine.held().stream().map(HeldLeaseDescriptor::of).toList();
-        return new LeasesDescriptor(routing, held, List.copyOf(elections.get()));
+        List<WaitingDescriptor> waiting = engine == null ? List.of()
+                : engine.waiting().stream().map(WaitingDescriptor::of).toList();
+        return new LeasesDescriptor(routing, held, waiting, List.copyOf(elections.get()));
     }
 
     /**
@@ -89,10 +96,27 @@ public class LeasesEndpoint {
      *
      * @param routing the id of the backend serving each kind, by kind name; kinds nobody serves are left out
      * @param held the leases this instance holds, sorted by name
+     * @param waiting the names this instance's callers wait for, sorted by name
      * @param elections the leader elections this instance takes part in
      */
     public record LeasesDescriptor(Map<String, String> routing, List<HeldLeaseDescriptor> held,
-            List<ElectionDescriptor> elections) implements OperationResponseBody {
+            List<WaitingDescriptor> waiting, List<ElectionDescriptor> elections) implements OperationResponseBody {
+    }
+
+    /**
+     * A name this instance's callers wait for.
+     *
+     * @param name the lease name, as evaluated
+     * @param kind the lease kind
+     * @param since when the longest-waiting caller started, ISO-8601 in UTC (wall clock, for reading only)
+     * @param threads how many callers wait
+     */
+    public record WaitingDescriptor(String name, LeaseKind kind, String since, int threads) {
+
+        static WaitingDescriptor of(WaitingSnapshot waiting) {
+            return new WaitingDescriptor(waiting.name(), waiting.kind(), waiting.since().toString(),
+                    waiting.threads());
+        }
     }
 
     /**

@@ -120,6 +120,33 @@ class OperationsEndToEndTest {
     }
 
     @Test
+    void theLeasesEndpointListsTheCallersWaitingForAName() throws Exception {
+        Jobs jobs = app.getBean(Jobs.class);
+        Holding holding = new Holding();
+        Future<Long> holder = callers.submit(() -> jobs.bill(11, holding));
+        long held = holding.token.get(seconds(10).toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(get("/leases").path("waiting")).as("nobody waits yet").isEmpty();
+
+        Future<Long> first = callers.submit(() -> jobs.billWhenFree(11));
+        Future<Long> second = callers.submit(() -> jobs.billWhenFree(11));
+        await().atMost(seconds(10)).untilAsserted(() -> {
+            JsonNode waiting = get("/leases").path("waiting");
+            assertThat(waiting).hasSize(1);
+            assertThat(waiting.get(0).path("name").asString()).isEqualTo("invoice-11");
+            assertThat(waiting.get(0).path("kind").asString()).isEqualTo("CORRECTNESS");
+            assertThat(waiting.get(0).path("threads").asInt()).isEqualTo(2);
+            assertThat(java.time.Instant.parse(waiting.get(0).path("since").asString()))
+                    .isBefore(java.time.Instant.now().plusSeconds(1));
+        });
+
+        holding.release.countDown();
+        assertThat(holder.get(seconds(10).toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(held);
+        assertThat(first.get(seconds(20).toMillis(), TimeUnit.MILLISECONDS)).isGreaterThan(held);
+        assertThat(second.get(seconds(20).toMillis(), TimeUnit.MILLISECONDS)).isGreaterThan(held);
+        assertThat(get("/leases").path("waiting")).as("no one waits once both were granted").isEmpty();
+    }
+
+    @Test
     void leaseHealthIsDownWhileTheZooKeeperLinkIsFrozenAndTheLossIsCounted() throws Exception {
         assertThat(leaseHealth().path("status").asString()).isEqualTo("UP");
         assertThat(leaseHealth().path("components").path("redis").path("status").asString()).isEqualTo("UP");
@@ -218,6 +245,12 @@ class OperationsEndToEndTest {
             long token = LeaseContext.token().value();
             holding.inside(token);
             return token;
+        }
+
+        /** Waits for a busy invoice as long as the test may take. */
+        @Leased(name = "invoice-#{#id}", kind = LeaseKind.CORRECTNESS, waitFor = "60s")
+        public long billWhenFree(long id) {
+            return LeaseContext.token().value();
         }
 
         @Leased(name = "report", kind = LeaseKind.EFFICIENCY, whenBusy = WhenBusy.SKIP)
