@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -24,8 +23,8 @@ import java.util.stream.Stream;
  * without checking it is there: the bug class of a plain MVC service failing with {@code NoClassDefFoundError} for
  * spring-tx, which a {@code FilteredClassLoader} cannot show (the JVM still links the hidden class).
  *
- * <p>Reads the bytecode of every {@code dev.lease} class on this JVM's class path, starting from the auto-configurations
- * and {@code spring.factories} entries, and follows the classes each one may make the JVM load (super types, field and
+ * <p>Reads the bytecode of every {@code dev.lease} class on this JVM's class path, starting from the
+ * auto-configurations and {@code spring.factories} entries, and follows the classes each one may make the JVM load (super types, field and
  * method descriptors, lambda methods included, the types its code names), its member classes and the classes its
  * annotations name. A class's {@code @ConditionalOnClass} proves the named classes' artifacts (and what they depend
  * on) are present on every path through it. An artifact "may be absent" when a {@code dev.lease} module declares it
@@ -35,6 +34,23 @@ import java.util.stream.Stream;
  * checks in {@code runtimeGuards}.
  */
 public final class OptionalDependencyScan {
+
+    /**
+     * A class that may load a class of an artifact an application may lack, on a path that never proved it present.
+     *
+     * @param type the library class
+     * @param loaded the class it may load
+     * @param artifact {@code groupId:artifactId} of {@code loaded}, or "not on the class path"
+     * @param path how Spring gets to {@code type} from an auto-configuration
+     */
+    public record Violation(String type, String loaded, String artifact, String path) {
+
+        @Override
+        public String toString() {
+            return type + " loads " + loaded + " (" + artifact + ", which an application may lack) on a path that "
+                    + "never checks it is present: " + path;
+        }
+    }
 
     private static final String IMPORTS =
             "META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports";
@@ -52,11 +68,11 @@ public final class OptionalDependencyScan {
     /**
      * Scans this JVM's class path (a module's test class path holds its optional dependencies).
      *
-     * @param runtimeGuards classes that check at run time that an artifact ({@code groupId:artifactId}) is present
-     *        before touching it, mapped to that artifact
+     * @param runtimeGuards classes that are used only after a run-time check that an artifact
+     *        ({@code groupId:artifactId}; several separated by commas) is present, mapped to that artifact
      * @return the violations, each naming the class, what it loads, the artifact and the path Spring takes to it
      */
-    public static List<String> violations(Map<String, String> runtimeGuards) {
+    public static List<Violation> violations(Map<String, String> runtimeGuards) {
         try {
             OptionalDependencyScan scan = new OptionalDependencyScan();
             scan.index(MavenCoordinates.classPath());
@@ -159,13 +175,13 @@ public final class OptionalDependencyScan {
         }
     }
 
-    private List<String> walk(Map<String, String> runtimeGuards) {
+    private List<Violation> walk(Map<String, String> runtimeGuards) {
         for (String guarded : runtimeGuards.keySet()) {
             if (!library.containsKey(guarded)) {
                 throw new IllegalArgumentException("runtime guard " + guarded + " is no class of the library");
             }
         }
-        Set<String> violations = new LinkedHashSet<>();
+        Map<String, Violation> violations = new java.util.LinkedHashMap<>();
         Map<String, List<Set<String>>> seen = new HashMap<>();
         Deque<Step> todo = new ArrayDeque<>();
         // Auto-configurations and spring.factories entries are read by Boot: it is there.
@@ -188,14 +204,14 @@ public final class OptionalDependencyScan {
                 String artifact = artifactOf(loaded);
                 if (artifact != null && !step.proven().contains(artifact)
                         && !step.proven().contains(packageOf(loaded))) {
-                    violations.add(step.type() + " loads " + loaded + " (" + artifact + ", which an application may "
-                            + "lack) on a path that never checks it is present: " + step.path());
+                    violations.putIfAbsent(step.type() + " " + loaded,
+                            new Violation(step.type(), loaded, artifact, step.path()));
                 }
             }
             refs.annotated().stream().filter(library::containsKey)
                     .forEach(a -> todo.add(enter(a, step.proven(), step, runtimeGuards)));
         }
-        return new ArrayList<>(violations);
+        return new ArrayList<>(violations.values());
     }
 
     private Step enter(String type, Set<String> proven, Step from, Map<String, String> runtimeGuards) {
@@ -211,7 +227,7 @@ public final class OptionalDependencyScan {
         }
         String guard = runtimeGuards.get(type);
         if (guard != null) {
-            now.addAll(closure(Set.of(guard)));
+            now.addAll(closure(Set.of(guard.split(","))));
         }
         return new Step(type, now, from);
     }

@@ -67,7 +67,8 @@ class AsyncFencedHandlersTest {
             assertThat(client.post().uri("/pay/43").header(FencingTokenHeader.NAME, "7;lease=\"l\"").retrieve()
                     .body(String.class)).isEqualTo("paid 43");
             assertThatThrownBy(() -> client.post().uri("/pay/42").header(FencingTokenHeader.NAME, "7;lease=\"l\"")
-                    .retrieve().toBodilessEntity()).satisfies(e -> assertThat(HttpStatuses.of(e).status()).isEqualTo(500));
+                    .retrieve().toBodilessEntity())
+                    .satisfies(e -> assertThat(HttpStatuses.of(e).status()).isEqualTo(500));
             assertThat(ObjectHandler.calls).as("runs of the refused work").hasValue(0);
             JdbcTemplate jdbc = app.getBean(JdbcTemplate.class);
             assertThat(jdbc.queryForList("SELECT fence FROM lease_fence WHERE resource = 'payment-42'", Long.class))

@@ -81,7 +81,8 @@ class PlainMvcServiceTest {
             assertThat(client.post().uri("/notes/1").header(FencingTokenHeader.NAME, "8;lease=\"notes\"").retrieve()
                     .body(String.class)).isEqualTo("written 1");
             assertThatThrownBy(() -> client.post().uri("/notes/1").header(FencingTokenHeader.NAME, "7;lease=\"notes\"")
-                    .retrieve().toBodilessEntity()).satisfies(e -> assertThat(HttpStatuses.of(e).status()).isEqualTo(409));
+                    .retrieve().toBodilessEntity())
+                    .satisfies(e -> assertThat(HttpStatuses.of(e).status()).isEqualTo(409));
             assertThatThrownBy(() -> client.post().uri("/notes/1").retrieve().toBodilessEntity())
                     .satisfies(e -> assertThat(HttpStatuses.of(e).status()).isEqualTo(428));
         }

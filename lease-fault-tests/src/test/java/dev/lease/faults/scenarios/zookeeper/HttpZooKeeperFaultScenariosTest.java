@@ -64,7 +64,8 @@ class HttpZooKeeperFaultScenariosTest extends ZooKeeperScenarios {
                     .body(String.class));
             // The handler passed the fence at 7 and committed; its write waits in the callable.
             await().atMost(TestTiming.seconds(30)).until(() -> jdbc.queryForList(
-                    "SELECT fence FROM lease_fence WHERE resource = ?", Long.class, resource), f -> f.equals(List.of(7L)));
+                    "SELECT fence FROM lease_fence WHERE resource = ?", Long.class, resource),
+                    f -> f.equals(List.of(7L)));
             assertThat(client.post().uri("/now/{resource}", resource).header(FencingTokenHeader.NAME,
                     "8;lease=\"ledger\"").retrieve().body(String.class)).isEqualTo("written");
             AsyncLedgerService.gate.countDown();
