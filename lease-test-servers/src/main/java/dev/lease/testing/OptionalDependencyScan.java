@@ -24,9 +24,9 @@ import java.util.stream.Stream;
  * spring-tx, which a {@code FilteredClassLoader} cannot show (the JVM still links the hidden class).
  *
  * <p>Reads the bytecode of every {@code dev.lease} class on this JVM's class path, starting from the
- * auto-configurations and {@code spring.factories} entries, and follows the classes each one may make the JVM load (super types, field and
- * method descriptors, lambda methods included, the types its code names), its member classes and the classes its
- * annotations name. A class's {@code @ConditionalOnClass} proves the named classes' artifacts (and what they depend
+ * auto-configurations and {@code spring.factories} entries, and follows the classes each one may make the JVM load
+ * (super types, field and method descriptors, lambda methods included, the types its code names), its member classes
+ * and the classes its annotations name. A class's {@code @ConditionalOnClass} proves the named classes' artifacts (and what they depend
  * on) are present on every path through it. An artifact "may be absent" when a {@code dev.lease} module declares it
  * optional (or provided) and no module requires it, nor anything they require. A class that may load a class of such
  * an artifact, reached on a path that did not prove it present, is a violation; so is a class that is on no class
