@@ -12,9 +12,11 @@ import dev.lease.LeaseConfigurationException;
 /**
  * Asynchronous types (futures, publishers, Kotlin flows and jobs, and every type Spring's
  * {@link ReactiveAdapterRegistry} adapts), which a lease around a method body cannot cover: the work they stand for
- * runs after the body returned, when the lease is released. Told by name where the library is optional.
+ * runs after the body returned, when the lease is released. Told by name where the library is optional. Public for
+ * the other annotations built on the library that must refuse the same types (lease-web's {@code @FencedRequest}),
+ * so that there is one list; not part of the contract.
  */
-final class AsyncResults {
+public final class AsyncResults {
 
     private static final Set<String> ASYNC_INTERFACES = Set.of("org.reactivestreams.Publisher",
             "kotlinx.coroutines.flow.Flow", "kotlinx.coroutines.Job");
@@ -30,8 +32,13 @@ final class AsyncResults {
     private AsyncResults() {
     }
 
-    /** Whether values of {@code type} stand for work that goes on after they are returned. */
-    static boolean isAsynchronous(Class<?> type) {
+    /**
+     * Whether values of {@code type} stand for work that goes on after they are returned.
+     *
+     * @param type a declared or returned type
+     * @return true for futures, completion stages, publishers, Kotlin flows and jobs, and reactive types
+     */
+    public static boolean isAsynchronous(Class<?> type) {
         return ASYNC.get(type);
     }
 

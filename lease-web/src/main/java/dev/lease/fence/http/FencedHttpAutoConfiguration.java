@@ -10,14 +10,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.restclient.RestClientCustomizer;
 import org.springframework.boot.restclient.RestTemplateCustomizer;
 import org.springframework.boot.webclient.WebClientCustomizer;
+import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestTemplate;
 import org.springframework.web.reactive.function.client.WebClient;
-import org.springframework.web.servlet.DispatcherServlet;
 
 import dev.lease.fence.Fence;
 
@@ -25,7 +26,9 @@ import dev.lease.fence.Fence;
  * Fencing calls between services, for whichever web stacks the application has: the {@code Fencing-Token} header on
  * every Boot-built {@code RestClient}, {@code RestTemplate} and {@code WebClient} (their customizers; opt a client
  * out with {@link FencedHttpClients}), and {@link FencedRequest} on Spring MVC handlers, checked against the
- * application's {@link Fence} bean.
+ * application's {@link Fence} bean (in a WebFlux application a {@code @FencedRequest} fails the startup). Everything
+ * here needs Jackson, for the problem bodies of refusals: Boot's web starters bring it; without it the clients send
+ * no token (fenced services answer 428) and {@code @FencedRequest} fails the startup.
  */
 // After the registries, as LeaseMetricsAutoConfiguration: @ConditionalOnBean(MeterRegistry) must see the one Boot makes.
 @AutoConfiguration(afterName = {"dev.lease.autoconfigure.JdbcFenceAutoConfiguration",
@@ -38,7 +41,7 @@ public class FencedHttpAutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass({RestClient.class, RestClientCustomizer.class})
+    @ConditionalOnClass(value = {RestClient.class, RestClientCustomizer.class}, name = JSON)
     static class RestClientFencing {
 
         @Bean
@@ -49,7 +52,7 @@ public class FencedHttpAutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass({RestTemplate.class, RestTemplateCustomizer.class})
+    @ConditionalOnClass(value = {RestTemplate.class, RestTemplateCustomizer.class}, name = JSON)
     static class RestTemplateFencing {
 
         @Bean
@@ -60,7 +63,7 @@ public class FencedHttpAutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass({WebClient.class, WebClientCustomizer.class})
+    @ConditionalOnClass(value = {WebClient.class, WebClientCustomizer.class}, name = JSON)
     static class WebClientFencing {
 
         @Bean
@@ -71,9 +74,49 @@ public class FencedHttpAutoConfiguration {
         }
     }
 
+    /** WebFlux: {@code @FencedRequest} fails the startup (see {@link UnenforcedFencedRequests}), never ignored. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+    static class ReactiveFencing {
+
+        @Bean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        static UnenforcedFencedRequests leaseUnenforcedFencedRequests() {
+            return new UnenforcedFencedRequests(UnenforcedFencedRequests.WEBFLUX, UnenforcedFencedRequests.WEBFLUX_FIX);
+        }
+    }
+
+    /** A servlet application where {@link MvcFencing} cannot apply: {@code @FencedRequest} fails the startup. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-    @ConditionalOnClass(DispatcherServlet.class)
+    @Conditional(MvcFencingUnavailable.class)
+    static class ServletWithoutMvcFencing {
+
+        @Bean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        static UnenforcedFencedRequests leaseUnenforcedFencedRequests() {
+            return new UnenforcedFencedRequests(UnenforcedFencedRequests.NO_MVC, UnenforcedFencedRequests.NO_MVC_FIX);
+        }
+    }
+
+    /** Matches when {@link MvcFencing}'s classes are not all there. */
+    static class MvcFencingUnavailable extends NoneNestedConditions {
+
+        MvcFencingUnavailable() {
+            super(ConfigurationPhase.REGISTER_BEAN);
+        }
+
+        @ConditionalOnClass(name = {MVC, JSON})
+        static class MvcAndJackson {
+        }
+    }
+
+    private static final String MVC = "org.springframework.web.servlet.DispatcherServlet";
+    private static final String JSON = "tools.jackson.databind.json.JsonMapper";
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    @ConditionalOnClass(name = {MVC, JSON})
     static class MvcFencing {
 
         /** Static: a post-processor, created before ordinary beans; the fence is looked up when first needed. */

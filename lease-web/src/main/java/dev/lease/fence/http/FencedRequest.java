@@ -36,6 +36,12 @@ import java.lang.annotation.Target;
  * <p>With {@link dev.lease.fence.JdbcFence} (the default {@code Fence}) the handler must be {@code @Transactional}:
  * the fence joins that transaction, so the check and the handler's writes commit or roll back together. A handler
  * without a transaction fails the startup.
+ *
+ * <p>The handler must be synchronous: one returning work that Spring MVC runs after it returned ({@code Callable},
+ * {@code WebAsyncTask}, {@code DeferredResult}, {@code CompletionStage}, a {@code Publisher},
+ * {@code ResponseBodyEmitter}, {@code StreamingResponseBody}, any of those in a {@code ResponseEntity}) fails the
+ * startup, because that work would run after the fence's transaction committed. In a WebFlux application
+ * {@code @FencedRequest} is not enforced, so it fails the startup there too, naming the methods.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

@@ -60,7 +60,7 @@ final class FencedRequestInterceptor implements MethodInterceptor {
         catch (StaleTokenException stale) {
             throw FencingRefusal.stale(stale);
         }
-        return invocation.proceed();
+        return methods.checkReturned(fenced, invocation.proceed());
     }
 
     private static FencingToken token(HttpServletRequest request, String resource) {

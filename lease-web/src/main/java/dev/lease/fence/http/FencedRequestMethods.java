@@ -37,6 +37,21 @@ final class FencedRequestMethods {
     private static final Parsed NONE = new Parsed(null, null, null);
 
     private final Map<MethodClassKey, Parsed> cache = new ConcurrentHashMap<>();
+    private final boolean refuseAsynchronous;
+
+    FencedRequestMethods() {
+        this(true);
+    }
+
+    /** @param refuseAsynchronous false only for the fault suite's mutant, which must show what the refusal prevents */
+    FencedRequestMethods(boolean refuseAsynchronous) {
+        this.refuseAsynchronous = refuseAsynchronous;
+    }
+
+    /** What the handler returned, unless it is asynchronous work that would escape the fence's transaction. */
+    Object checkReturned(Parsed parsed, Object returned) {
+        return refuseAsynchronous ? AsyncHandlers.refuseReturned(parsed, returned) : returned;
+    }
 
     Optional<Parsed> find(Method method, Class<?> targetClass) {
         Parsed found = cache.computeIfAbsent(new MethodClassKey(method, targetClass), key -> {
@@ -61,6 +76,9 @@ final class FencedRequestMethods {
                         + (Modifier.isPrivate(modifiers) ? "private" : Modifier.isFinal(modifiers) ? "final" : "static")
                         + ", so the Spring proxy cannot intercept it and every request would run unfenced.",
                         "make the handler method public (or protected), non-final and non-static.");
+            }
+            if (refuseAsynchronous) {
+                AsyncHandlers.refuseDeclared(parsed);
             }
             found.add(parsed);
         }), m -> !m.isBridge() && !m.isSynthetic());

@@ -35,12 +35,17 @@ final class FencedRequestPostProcessor extends AbstractBeanFactoryAwareAdvisingP
             "org.springframework.transaction.annotation.AnnotationTransactionAttributeSource",
             FencedRequestPostProcessor.class.getClassLoader());
 
-    private final FencedRequestMethods methods = new FencedRequestMethods();
+    private final FencedRequestMethods methods;
     private final Map<Class<?>, List<FencedRequestMethods.Parsed>> fencedClasses = new ConcurrentHashMap<>();
     private final ObjectProvider<Fence> fence;
 
     FencedRequestPostProcessor(ObjectProvider<Fence> fence) {
+        this(fence, new FencedRequestMethods());
+    }
+
+    FencedRequestPostProcessor(ObjectProvider<Fence> fence, FencedRequestMethods methods) {
         this.fence = fence;
+        this.methods = methods;
         setBeforeExistingAdvisors(false);
         // Handler methods are found on the bean's class: a JDK proxy would hide them from Spring MVC.
         setProxyTargetClass(true);
@@ -78,17 +83,30 @@ final class FencedRequestPostProcessor extends AbstractBeanFactoryAwareAdvisingP
         if (!(resolved instanceof JdbcFence) || !TRANSACTIONS) {
             return;
         }
-        AnnotationTransactionAttributeSource transactions = new AnnotationTransactionAttributeSource();
-        List<FencedRequestMethods.Parsed> untransacted = fencedClasses.entrySet().stream()
-                .flatMap(e -> e.getValue().stream()
-                        .filter(p -> transactions.getTransactionAttribute(p.method(), e.getKey()) == null))
-                .toList();
+        List<FencedRequestMethods.Parsed> untransacted = Transactions.untransacted(fencedClasses);
         if (!untransacted.isEmpty()) {
             throw new LeaseConfigurationException(describe(untransacted) + " would advance the JdbcFence outside any "
                     + "transaction: the fence's row lock must hold until the handler's writes commit, and JdbcFence "
                     + "refuses to run without a transaction.",
                     "annotate the handler method (or its class) with @Transactional, so the fence and the handler's "
                             + "writes commit or roll back together.");
+        }
+    }
+
+    /**
+     * Everything that names a spring-tx type, apart: a service without spring-tx (a plain MVC one) must be able to load
+     * and introspect the post-processor, which Spring does to every bean class (a lambda's parameter type in its
+     * declared methods was enough to fail it with {@code NoClassDefFoundError}).
+     */
+    private static final class Transactions {
+
+        static List<FencedRequestMethods.Parsed> untransacted(
+                Map<Class<?>, List<FencedRequestMethods.Parsed>> classes) {
+            AnnotationTransactionAttributeSource transactions = new AnnotationTransactionAttributeSource();
+            return classes.entrySet().stream()
+                    .flatMap(e -> e.getValue().stream()
+                            .filter(p -> transactions.getTransactionAttribute(p.method(), e.getKey()) == null))
+                    .toList();
         }
     }
 

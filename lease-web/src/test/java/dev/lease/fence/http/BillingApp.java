@@ -20,6 +20,7 @@ import dev.lease.testing.TestTiming;
  * payments service through the RestClient, WebClient and RestTemplate that Boot's builders make.
  */
 @SpringBootConfiguration
+@org.springframework.context.annotation.Import(OwnReactorResources.class)
 @EnableAutoConfiguration(excludeName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 class BillingApp {
 

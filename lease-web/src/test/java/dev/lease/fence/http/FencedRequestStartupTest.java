@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -57,6 +58,16 @@ class FencedRequestStartupTest {
     void aPrivateHandlerFailsTheStartup() {
         runner.withUserConfiguration(AnyFence.class, PrivateHandler.class).run(context ->
                 assertThat(cause(context.getStartupFailure())).hasMessageContaining("the method is private"));
+    }
+
+    /** The problem bodies need Jackson: without it the check cannot run, so a fenced handler must not run unfenced. */
+    @Test
+    void withoutJacksonAFencedHandlerFailsTheStartup() {
+        runner.withClassLoader(new FilteredClassLoader("tools.jackson.databind"))
+                .withUserConfiguration(AnyFence.class, NotTransactional.class).run(context ->
+                        assertThat(cause(context.getStartupFailure()))
+                                .hasMessageContaining("@FencedRequest on NotTransactional.pay(long) would never be checked")
+                                .hasMessageContaining("Jackson"));
     }
 
     /** The exception that says what is wrong, however deep Spring wrapped it. */

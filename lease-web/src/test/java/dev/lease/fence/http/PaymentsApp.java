@@ -30,7 +30,8 @@ import dev.lease.fence.Fence;
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import({PaymentsApp.Payments.class, PaymentsApp.CatchAll.class, PaymentsApp.FenceMutant.class})
+@Import({PaymentsApp.Payments.class, PaymentsApp.CatchAll.class, PaymentsApp.FenceMutant.class,
+        OwnReactorResources.class})
 class PaymentsApp {
 
     static final AtomicInteger handlerRuns = new AtomicInteger();
