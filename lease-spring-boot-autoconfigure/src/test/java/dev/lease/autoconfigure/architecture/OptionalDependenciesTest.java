@@ -24,6 +24,8 @@ class OptionalDependenciesTest {
     static final Map<String, String> RUNTIME_GUARDS = Map.of(
             "dev.lease.aop.NonBlockingThreads$Netty", "io.netty:netty-common",
             "dev.lease.aop.NonBlockingThreads$Reactor", "io.projectreactor:reactor-core",
+            // Touches the MDC only after checking that org.slf4j.MDC is there (LogContext.PRESENT).
+            "dev.lease.core.LogContext", "org.slf4j:slf4j-api",
             // Made only for a method returning a reactive type: its library is there.
             "dev.lease.aop.ReactiveLeasedCalls", "io.projectreactor:reactor-core");
 
