@@ -65,7 +65,8 @@ public final class DetachedSection implements AutoCloseable {
      */
     public static Optional<DetachedSection> inTerm(Election election) {
         HeldLease current = election.currentTerm();
-        return current == null || !current.isValid() ? Optional.empty() : Optional.of(new DetachedSection(current, true, null));
+        return current == null || !current.isValid() ? Optional.empty()
+                : Optional.of(new DetachedSection(current, true, null));
     }
 
     /** @return the lease the section holds */

@@ -28,7 +28,9 @@ import dev.lease.leader.Leadership;
  * run through. Nothing happens until subscription; then the lease is acquired without blocking the subscriber's
  * thread (grant requests go to a scheduler for blocking work, a busy lease is waited for on a timer), the work is
  * subscribed to with the lease in the Reactor context ({@link ReactiveLeaseContext}), and the lease is released when
- * the work completes, fails or is cancelled.
+ * the work completes or fails. When the subscriber cancels, the work is cancelled at once, but the lease is released
+ * only at the end of its validity: nothing tells when work already running (blocking code that ignores the
+ * interrupt) has stopped, and another instance must not run the same section beside it.
  *
  * <p>When the lease is lost, the work's subscription is cancelled at once and the subscriber gets
  * {@link LeaseLostException}: the twin of the interrupt. Work that completes or fails after its lease was lost (or
@@ -61,8 +63,8 @@ public final class ReactiveLeaseTemplate {
 
     /**
      * @param engine the engine that grants, renews and watches the leases
-     * @param fence the fence advanced at grant without blocking, such as {@code R2dbcFence::advanceAtGrant}; null
-     *        to leave fence at grant to the engine's own fence
+     * @param fence the fence advanced at grant without blocking, such as {@link ReactiveGrantFence#of} over an
+     *        R2dbcFence; null to leave fence at grant to the engine's own fence
      */
     public ReactiveLeaseTemplate(LeaseEngine engine, ReactiveGrantFence fence) {
         this(engine, fence, Schedulers.boundedElastic());
