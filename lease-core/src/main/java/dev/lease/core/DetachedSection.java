@@ -21,10 +21,13 @@ public final class DetachedSection implements AutoCloseable {
     private final HeldLease lease;
     /** A leadership term, which its election ends, not the section. */
     private final boolean term;
+    /** The engine's fence at grant; null for a term, whose sections name no fence. */
+    private final GrantFencing fencing;
 
-    private DetachedSection(HeldLease lease, boolean term) {
+    private DetachedSection(HeldLease lease, boolean term, GrantFencing fencing) {
         this.lease = lease;
         this.term = term;
+        this.fencing = fencing;
     }
 
     /**
@@ -39,7 +42,7 @@ public final class DetachedSection implements AutoCloseable {
      */
     public static Optional<DetachedSection> tryAcquire(LeaseEngine engine, LeaseSpec spec) {
         return engine.tryAcquire(spec.withWaitFor(Duration.ZERO))
-                .map(lease -> new DetachedSection((HeldLease) lease, false));
+                .map(lease -> new DetachedSection((HeldLease) lease, false, engine.fencing()));
     }
 
     /**
@@ -62,7 +65,8 @@ public final class DetachedSection implements AutoCloseable {
      */
     public static Optional<DetachedSection> inTerm(Election election) {
         HeldLease current = election.currentTerm();
-        return current == null || !current.isValid() ? Optional.empty() : Optional.of(new DetachedSection(current, true));
+        return current == null || !current.isValid() ? Optional.empty()
+                : Optional.of(new DetachedSection(current, true, null));
     }
 
     /** @return the lease the section holds */
@@ -90,6 +94,27 @@ public final class DetachedSection implements AutoCloseable {
      */
     public Optional<LeaseLostException> lostOrClosed(Throwable cause) {
         return lease.isLost() || lease.isClosed() ? Optional.of(lease.lostException(cause)) : Optional.empty();
+    }
+
+    /**
+     * Fence at grant named by a section nested in this one, through the engine's fence (blocking): nothing when the
+     * grant fenced {@code resource} already, else {@link dev.lease.spi.GrantFence#advanceOnReentry}, bounded by the
+     * lease's validity.
+     *
+     * @param resource the resource the nested section names
+     * @throws LeaseLostException when the fence refused or failed; the lease is then declared lost
+     * @throws dev.lease.LeaseConfigurationException when the engine has no fence to advance
+     * @throws IllegalStateException for a leadership term, whose grant fenced nothing
+     */
+    public void fenceOnReentry(String resource) {
+        if (fencing == null) {
+            throw new IllegalStateException("Lease '" + lease.name() + "' is a leadership term, and a section nested "
+                    + "in it names the fence '" + resource + "': fence at grant is not done for terms; advance the "
+                    + "fence in the section's own transaction instead (JdbcFence.advance / R2dbcFence.advance)");
+        }
+        fencing.check("A section nested in lease '" + lease.name() + "' naming fence '" + resource + "'",
+                lease.kind());
+        fencing.onReentry(lease, resource);
     }
 
     /**

@@ -143,6 +143,11 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         }
     }
 
+    /** Fence at grant, for sections that run on no thread of their own ({@link DetachedSection}). */
+    GrantFencing fencing() {
+        return fencing;
+    }
+
     @Override
     public Lease acquire(LeaseSpec spec) {
         LeaseRequest request = requests.resolve(spec);

@@ -1,5 +1,6 @@
 package dev.lease.fence;
 
+import java.time.Duration;
 import java.util.Objects;
 
 import io.r2dbc.spi.ConnectionFactory;
@@ -37,7 +38,7 @@ public final class R2dbcFence {
 
     private final DatabaseClient db;
     private final FenceListener listener;
-    private final TransactionalOperator ownTransaction;
+    private final R2dbcFenceAtGrant atGrant;
     private volatile SqlDialect dialect;
 
     /**
@@ -57,7 +58,9 @@ public final class R2dbcFence {
         this.listener = Objects.requireNonNull(listener, "listener");
         DefaultTransactionDefinition own = new DefaultTransactionDefinition(
                 TransactionDefinition.PROPAGATION_REQUIRES_NEW);
-        this.ownTransaction = TransactionalOperator.create(new R2dbcTransactionManager(db.getConnectionFactory()), own);
+        this.atGrant = new R2dbcFenceAtGrant(db,
+                TransactionalOperator.create(new R2dbcTransactionManager(db.getConnectionFactory()), own),
+                this::dialect);
     }
 
     /**
@@ -84,15 +87,61 @@ public final class R2dbcFence {
 
     /**
      * Fence at grant: {@link #advance} in a short transaction of its own, committed when the returned Mono completes,
-     * so that from then on every write with an older token is refused. Fits
-     * {@code dev.lease.reactive.ReactiveGrantFence} ({@code r2dbcFence::advanceAtGrant}).
+     * so that from then on every write with an older token is refused. What
+     * {@code dev.lease.reactive.ReactiveGrantFence.of(r2dbcFence::advanceAtGrant, r2dbcFence::advanceOnReentry)} calls
+     * with the lease's validity.
+     *
+     * <p>When a reactive transaction of the fence's ConnectionFactory is active and already sees the fence at
+     * {@code token}, nothing is done: that transaction may hold the row's lock (a section that re-entered its lease
+     * wrote the resource), which a transaction of its own would wait for. No lock wait is bounded here: the lease
+     * templates call {@link #advanceAtGrant(String, FencingToken, Duration)}.
      *
      * @param resource the fenced resource
      * @param token the token of the grant just made
      * @return completes once committed; errors with {@link StaleTokenException} when the lease was superseded
      */
     public Mono<Void> advanceAtGrant(String resource, FencingToken token) {
-        return ownTransaction.transactional(Mono.defer(() -> advance(resource, token)));
+        return advanceAtGrant(resource, token, null);
+    }
+
+    /**
+     * Like {@link #advanceAtGrant(String, FencingToken)}, with every lock wait bounded by {@code validity}: a lock
+     * timeout on the transaction ({@code lock_timeout} on PostgreSQL, {@code innodb_lock_wait_timeout} on
+     * MySQL/MariaDB, in whole seconds, {@code LOCK_TIMEOUT} on H2), set back afterwards.
+     *
+     * @param resource the fenced resource
+     * @param token the token of the grant just made
+     * @param validity how long the lease is still valid; null for no bound
+     * @return completes once committed; errors with {@link StaleTokenException} when the lease was superseded, with
+     *         {@link org.springframework.dao.CannotAcquireLockException} naming the lease, the token and the resource
+     *         when another transaction held the fence row's lock for that long
+     */
+    public Mono<Void> advanceAtGrant(String resource, FencingToken token, Duration validity) {
+        return Mono.defer(() -> {
+            JdbcFence.validateResource(resource);
+            Objects.requireNonNull(token, "token");
+            return atGrant.advance(resource, token, validity, false, () -> advance(resource, token));
+        });
+    }
+
+    /**
+     * Fence at grant for a section nested in one of the same lease, naming a resource its grant did not fence: in the
+     * caller's reactive transaction when one of the fence's ConnectionFactory is active (it may already hold the
+     * fence row's lock, which a transaction of its own would wait for), else as
+     * {@link #advanceAtGrant(String, FencingToken, Duration)}. Every lock wait is bounded by {@code validity}.
+     *
+     * @param resource the fenced resource named by the nested section
+     * @param token the token of the lease held
+     * @param validity how long the lease is still valid; null for no bound
+     * @return completes once advanced (in the caller's transaction: committed with it); errors as
+     *         {@link #advanceAtGrant(String, FencingToken, Duration)}
+     */
+    public Mono<Void> advanceOnReentry(String resource, FencingToken token, Duration validity) {
+        return Mono.defer(() -> {
+            JdbcFence.validateResource(resource);
+            Objects.requireNonNull(token, "token");
+            return atGrant.advance(resource, token, validity, true, () -> advance(resource, token));
+        });
     }
 
     /**

@@ -175,11 +175,19 @@ public enum SqlDialect {
 
     /** Sets how long a statement of this connection waits for a row lock (one parameter). */
     public String setLockTimeout() {
+        return setLockTimeout("?");
+    }
+
+    /**
+     * {@link #setLockTimeout()} with its one parameter written as {@code parameter}, such as {@code :timeout} for
+     * Spring's R2DBC {@code DatabaseClient}.
+     */
+    public String setLockTimeout(String parameter) {
         return switch (this) {
             // Local to the transaction: it ends with it, whatever happens to the caller.
-            case POSTGRESQL -> "SELECT set_config('lock_timeout', ?, true)";
-            case MYSQL -> "SET SESSION innodb_lock_wait_timeout = ?";
-            case H2 -> "SET LOCK_TIMEOUT ?";
+            case POSTGRESQL -> "SELECT set_config('lock_timeout', " + parameter + ", true)";
+            case MYSQL -> "SET SESSION innodb_lock_wait_timeout = " + parameter;
+            case H2 -> "SET LOCK_TIMEOUT " + parameter;
         };
     }
 
@@ -195,10 +203,15 @@ public enum SqlDialect {
 
     /** Whether the database ended a statement because its wait for a lock reached the lock timeout. */
     public boolean isLockTimeout(SQLException ex) {
+        return isLockTimeout(ex.getSQLState(), ex.getErrorCode());
+    }
+
+    /** {@link #isLockTimeout(SQLException)} from an error's SQLSTATE and vendor code, as R2DBC drivers report them. */
+    public boolean isLockTimeout(String sqlState, int errorCode) {
         return switch (this) {
-            case POSTGRESQL -> "55P03".equals(ex.getSQLState());
-            case MYSQL -> ex.getErrorCode() == 1205;
-            case H2 -> ex.getErrorCode() == 50200;
+            case POSTGRESQL -> "55P03".equals(sqlState);
+            case MYSQL -> errorCode == 1205;
+            case H2 -> errorCode == 50200;
         };
     }
 

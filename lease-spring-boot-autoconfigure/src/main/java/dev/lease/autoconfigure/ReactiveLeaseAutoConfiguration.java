@@ -63,7 +63,8 @@ public class ReactiveLeaseAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         ReactiveGrantFence reactiveGrantFence(R2dbcFence fence) {
-            return fence::advanceAtGrant;
+            // Both steps bounded by the lease's validity; a nested section's joins the caller's transaction.
+            return ReactiveGrantFence.of(fence::advanceAtGrant, fence::advanceOnReentry);
         }
     }
 }

@@ -5,6 +5,8 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
@@ -20,6 +22,8 @@ import dev.lease.core.LeaseEngine;
  * ({@link Mono#delay}), so a waiting subscriber holds no thread.
  */
 final class GrantRequests {
+
+    private static final Log log = LogFactory.getLog(GrantRequests.class);
 
     private static final long FIRST_PAUSE_NANOS = Duration.ofMillis(20).toNanos();
     private static final long LONGEST_PAUSE_NANOS = Duration.ofMillis(500).toNanos();
@@ -94,6 +98,30 @@ final class GrantRequests {
     /** Releases the section on the blocking scheduler (the release is a store call unless the lease was lost). */
     Mono<Void> release(DetachedSection section) {
         return Mono.<Void>fromRunnable(section::close).subscribeOn(blocking);
+    }
+
+    /**
+     * Releases the section its subscriber cancelled. The cancel was passed on to the work, but nothing tells when work
+     * already running has stopped (blocking code on a worker thread that ignores the interrupt, a coroutine that does
+     * not suspend): a lease released now could be granted to another instance while that work still writes. So once
+     * the work was subscribed to, the lease is kept for what is left of its validity, after which it would count as
+     * lost anyway, and released then; a section cancelled before its work was subscribed to is released at once.
+     */
+    Mono<Void> releaseAfterCancel(ReactiveSection section) {
+        if (!section.isWorkSubscribed()) {
+            return release(section.detached());
+        }
+        Duration left = section.lease().remaining();
+        if (log.isDebugEnabled()) {
+            log.debug("Section of " + section.lease() + " cancelled by its subscriber while its work may still run: "
+                    + "the lease is kept for the rest of its validity (" + left.toMillis() + " ms), then released");
+        }
+        return Mono.delay(left).then(release(section.detached()));
+    }
+
+    /** Fence at grant named by a nested section, through the engine's fence, on the blocking scheduler. */
+    Mono<Void> fenceOnReentry(DetachedSection section, String resource) {
+        return Mono.<Void>fromRunnable(() -> section.fenceOnReentry(resource)).subscribeOn(blocking);
     }
 
     /** Gives the section up after the fence at grant refused it, on the blocking scheduler. */

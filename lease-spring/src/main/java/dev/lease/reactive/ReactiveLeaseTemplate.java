@@ -1,7 +1,9 @@
 package dev.lease.reactive;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 import org.reactivestreams.Publisher;
@@ -26,7 +28,9 @@ import dev.lease.leader.Leadership;
  * run through. Nothing happens until subscription; then the lease is acquired without blocking the subscriber's
  * thread (grant requests go to a scheduler for blocking work, a busy lease is waited for on a timer), the work is
  * subscribed to with the lease in the Reactor context ({@link ReactiveLeaseContext}), and the lease is released when
- * the work completes, fails or is cancelled.
+ * the work completes or fails. When the subscriber cancels, the work is cancelled at once, but the lease is released
+ * only at the end of its validity: nothing tells when work already running (blocking code that ignores the
+ * interrupt) has stopped, and another instance must not run the same section beside it.
  *
  * <p>When the lease is lost, the work's subscription is cancelled at once and the subscriber gets
  * {@link LeaseLostException}: the twin of the interrupt. Work that completes or fails after its lease was lost (or
@@ -40,6 +44,9 @@ import dev.lease.leader.Leadership;
  * }</pre>
  */
 public final class ReactiveLeaseTemplate {
+
+    /** How long after the lease's validity a fence at grant without a bound of its own is given up. */
+    private static final Duration FENCE_GRACE = Duration.ofSeconds(1);
 
     private final GrantRequests grants;
     private final ReactiveGrantFence fence;
@@ -56,8 +63,8 @@ public final class ReactiveLeaseTemplate {
 
     /**
      * @param engine the engine that grants, renews and watches the leases
-     * @param fence the fence advanced at grant without blocking, such as {@code R2dbcFence::advanceAtGrant}; null
-     *        to leave fence at grant to the engine's own fence
+     * @param fence the fence advanced at grant without blocking, such as {@link ReactiveGrantFence#of} over an
+     *        R2dbcFence; null to leave fence at grant to the engine's own fence
      */
     public ReactiveLeaseTemplate(LeaseEngine engine, ReactiveGrantFence fence) {
         this(engine, fence, Schedulers.boundedElastic());
@@ -121,19 +128,22 @@ public final class ReactiveLeaseTemplate {
      */
     public <T> Flux<T> run(LeaseSpec spec, Function<Lease, ? extends Publisher<T>> work, WhenBusy whenBusy) {
         Objects.requireNonNull(work, "work");
-        String resource = fence != null ? spec.fence().orElse(null) : null;
-        LeaseSpec granted = resource != null ? withoutFence(spec) : spec;
+        String resource = spec.fence().orElse(null);
+        // Without a reactive fence, the engine fences at grant (blocking, on the scheduler for blocking calls).
+        LeaseSpec granted = fence != null && resource != null ? withoutFence(spec) : spec;
+        String fencedHere = fence != null ? resource : null;
         return Flux.deferContextual(context -> {
             Optional<Lease> outer = ReactiveLeaseContext.find(context, spec.name());
             if (outer.isPresent()) {
-                return reenter(outer.get(), spec, resource, work);
+                return reenter(outer.get(), ReactiveSection.holding(context, outer.get()), spec, work);
             }
-            Mono<DetachedSection> acquired = grants.acquire(granted);
+            Mono<ReactiveSection> acquired = grants.acquire(granted)
+                    .map(section -> new ReactiveSection(section, resource));
             if (whenBusy != WhenBusy.SKIP) {
                 acquired = acquired.switchIfEmpty(Mono.error(() -> grants.busy(spec)));
             }
-            return Flux.usingWhen(acquired, section -> guarded(section, resource, work), grants::release,
-                    (section, error) -> grants.release(section), grants::release);
+            return Flux.usingWhen(acquired, section -> guarded(section, fencedHere, work), this::release,
+                    (section, error) -> release(section), grants::releaseAfterCancel);
         });
     }
 
@@ -155,25 +165,31 @@ public final class ReactiveLeaseTemplate {
         }
         // The campaign running at subscription: a context stopped and started again campaigns anew.
         return Flux.usingWhen(Mono.fromSupplier(() -> Optional.ofNullable(campaigns.running())
-                        .flatMap(DetachedSection::inTerm)).flatMap(Mono::justOrEmpty),
-                section -> guarded(section, null, work), grants::release, (section, error) -> grants.release(section),
-                grants::release);
+                        .flatMap(DetachedSection::inTerm)).flatMap(Mono::justOrEmpty)
+                        .map(section -> new ReactiveSection(section, null)),
+                section -> guarded(section, null, work), this::release, (section, error) -> release(section),
+                this::release);
     }
 
     /**
-     * The work under a held section: fenced first when the spec names a resource, cancelled with the loss, and ended
-     * with {@link LeaseLostException} when the lease did not cover all of it.
+     * The work under a held section: fenced first when {@code resource} is not null, cancelled with the loss, and
+     * ended with {@link LeaseLostException} when the lease did not cover all of it.
      */
-    private <T> Flux<T> guarded(DetachedSection section, String resource, Function<Lease, ? extends Publisher<T>> work) {
+    private <T> Flux<T> guarded(ReactiveSection held, String resource, Function<Lease, ? extends Publisher<T>> work) {
+        DetachedSection section = held.detached();
         Lease lease = section.lease();
         // Completes on loss: takeUntilOther cancels the work when its other publisher signals, but not when that one
         // fails (it would only pass the error on), so the loss completes it and the check below turns that into the
         // LeaseLostException.
         Sinks.Empty<Void> loss = Sinks.empty();
         Runnable unwatch = section.whenLost(lost -> loss.tryEmitEmpty());
-        Flux<T> body = Flux.defer(() -> work.apply(lease));
+        Flux<T> body = Flux.defer(() -> {
+            held.workSubscribed();
+            return work.apply(lease);
+        });
         if (resource != null) {
-            body = fence.advanceAtGrant(resource, lease.token())
+            body = withinValidity(lease, resource,
+                    validity -> fence.advanceAtGrant(resource, lease.token(), validity))
                     .onErrorResume(refused -> {
                         // Giving up declares the loss; the caller gets it with the fence's refusal as its cause.
                         unwatch.run();
@@ -187,11 +203,16 @@ public final class ReactiveLeaseTemplate {
                 .onErrorMap(error -> !(error instanceof LeaseLostException),
                         error -> section.lostOrClosed(error).map(Throwable.class::cast).orElse(error))
                 .concatWith(Mono.defer(() -> section.lostOrClosed(null).map(Mono::<T>error).orElseGet(Mono::empty)))
-                .contextWrite(context -> ReactiveLeaseContext.with(context, lease))
+                .contextWrite(held::into)
                 .doFinally(signal -> unwatch.run());
     }
 
-    private <T> Flux<T> reenter(Lease lease, LeaseSpec spec, String resource,
+    /**
+     * A section nested in one of the same lease: runs in it, never fences again what the grant fenced, and fences
+     * another resource it names in the caller's transaction when it has one (through the reactive fence), else as at
+     * grant; a fence that refuses or fails costs the lease.
+     */
+    private <T> Flux<T> reenter(Lease lease, Optional<ReactiveSection> outer, LeaseSpec spec,
             Function<Lease, ? extends Publisher<T>> work) {
         if (lease.kind() != spec.kind()) {
             return Flux.error(new IllegalStateException("Lease '" + spec.name() + "' is already held by this "
@@ -203,7 +224,45 @@ public final class ReactiveLeaseTemplate {
                     "it was lost before the nested section started", null));
         }
         Flux<T> body = Flux.defer(() -> work.apply(lease));
-        return resource == null ? body : fence.advanceAtGrant(resource, lease.token()).thenMany(body);
+        String resource = spec.fence().orElse(null);
+        if (resource == null || outer.isPresent() && outer.get().fencedAtGrant(resource)) {
+            return body;
+        }
+        if (outer.isEmpty()) {
+            return Flux.error(new IllegalStateException("Lease '" + spec.name() + "' is in the Reactor context, but "
+                    + "not through a section of this ReactiveLeaseTemplate, so the nested section cannot fence '"
+                    + resource + "': run both sections through one ReactiveLeaseTemplate"));
+        }
+        DetachedSection section = outer.get().detached();
+        if (fence == null) {
+            return grants.fenceOnReentry(section, resource).thenMany(body);
+        }
+        return withinValidity(lease, resource,
+                        validity -> fence.advanceOnReentry(resource, lease.token(), validity))
+                .onErrorResume(refused -> grants.giveUp(section, resource, refused))
+                .thenMany(body);
+    }
+
+    /** Releases the section's lease at once: its work ended, or was never subscribed to. */
+    private Mono<Void> release(ReactiveSection section) {
+        return grants.release(section.detached());
+    }
+
+    /**
+     * A fence advance given the lease's validity, and given up soon after it: a fence's own bound (a lock timeout set
+     * to the validity) ends first and says what it waited for; this one ends a fence that has none. After the
+     * validity the lease is worth nothing, and a wait without end would keep the name blocked while it is renewed.
+     */
+    private static Mono<Void> withinValidity(Lease lease, String resource, Function<Duration, Mono<Void>> advance) {
+        return Mono.defer(() -> {
+            Duration validity = lease.remaining();
+            return advance.apply(validity).timeout(validity.plus(FENCE_GRACE), Mono.error(() -> new TimeoutException(
+                    "Fence at grant of resource '" + resource + "' for lease '" + lease.name() + "' (token "
+                            + lease.token().value() + ") did not complete within the lease's validity ("
+                            + validity.toMillis() + " ms), so the lease is worth nothing by now: the fence waited for "
+                            + "something that did not end (a lock held by another transaction?) and set no bound of "
+                            + "its own")));
+        });
     }
 
     private static LeaseSpec withoutFence(LeaseSpec spec) {

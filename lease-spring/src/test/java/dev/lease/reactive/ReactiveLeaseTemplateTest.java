@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -33,6 +35,7 @@ import dev.lease.core.HeldLeaseSnapshot;
 import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
 import dev.lease.memory.InMemoryLeaseBackend;
+import dev.lease.spi.GrantFence;
 
 /**
  * {@link ReactiveLeaseTemplate} on the in-memory backend, with Reactor's {@link StepVerifier}: acquired on
@@ -226,6 +229,56 @@ class ReactiveLeaseTemplateTest {
                         .hasCauseInstanceOf(IllegalStateException.class))
                 .verify(seconds(30));
         assertThat(ran).as("work subscribed after the fence refused").isFalse();
+        await().atMost(seconds(30)).until(() -> held().isEmpty());
+    }
+
+    /**
+     * Without a reactive fence the engine fences at grant; a nested section naming another resource is fenced through
+     * the engine too, and the grant's resource is never fenced again.
+     */
+    @Test
+    void aNestedSectionNamingAnotherFenceIsFencedThroughTheEngine() {
+        List<String> advanced = new CopyOnWriteArrayList<>();
+        LeaseEngine fenced = LeaseEngine.builder(BackendRouter.of(Map.of(LeaseKind.CORRECTNESS, backend)))
+                .grantFence(new GrantFence() {
+                    @Override
+                    public void advanceAtGrant(String resource, FencingToken token) {
+                        advanced.add("at grant " + resource);
+                    }
+
+                    @Override
+                    public void advanceOnReentry(String resource, FencingToken token, Duration validity) {
+                        advanced.add("on re-entry " + resource);
+                    }
+                }).build();
+        try {
+            ReactiveLeaseTemplate template = new ReactiveLeaseTemplate(fenced);
+            LeaseSpec spec = spec("invoice-2");
+            StepVerifier.create(template.execute(spec.withFence("invoice-2"),
+                    outer -> template.execute(spec.withFence("invoice-2"),
+                            again -> template.execute(spec.withFence("ledger-2"), inner -> Mono.just("done")))))
+                    .expectNext("done").verifyComplete();
+            assertThat(advanced).containsExactly("at grant invoice-2", "on re-entry ledger-2");
+        }
+        finally {
+            fenced.close();
+        }
+    }
+
+    /** A reactive fence that sets no bound of its own is given up soon after the lease's validity, not waited for. */
+    @Test
+    void aReactiveFenceAtGrantThatNeverCompletesCostsTheLeaseAfterItsValidity() {
+        ReactiveLeaseTemplate fenced = new ReactiveLeaseTemplate(engine, (resource, token) -> Mono.never());
+        AtomicBoolean ran = new AtomicBoolean();
+
+        StepVerifier.create(fenced.execute(spec("invoice-3").withFence("invoice-3"),
+                lease -> Mono.fromRunnable(() -> ran.set(true))))
+                .expectErrorSatisfies(ex -> assertThat(ex).isInstanceOf(LeaseLostException.class)
+                        .cause().isInstanceOf(TimeoutException.class)
+                        .hasMessageContaining("Fence at grant of resource 'invoice-3' for lease 'invoice-3'")
+                        .hasMessageContaining("did not complete within the lease's validity"))
+                .verify(TTL.plus(seconds(30)));
+        assertThat(ran).isFalse();
         await().atMost(seconds(30)).until(() -> held().isEmpty());
     }
 }

@@ -46,6 +46,8 @@ import org.springframework.context.annotation.Configuration
 import java.time.Duration
 import java.util.Optional
 import java.util.concurrent.CopyOnWriteArrayList
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.TimeUnit
 import java.util.concurrent.Executors
 import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicInteger
@@ -101,6 +103,44 @@ class SuspendLeasedMethodsTest {
             }
             await().atMost(seconds(30)).untilTrue(probe.importCancelled)
             await().atMost(seconds(30)).until { held(context).isEmpty() }
+        }
+    }
+
+    /**
+     * Cancelling the caller cancels the coroutine, but blocking work it runs (here in `withContext(Dispatchers.IO)`,
+     * ignoring the interrupt) goes on: another instance must not get the lease meanwhile. Kept for the rest of its
+     * validity, then released.
+     */
+    @Test
+    fun `a cancelled call keeps its lease while its blocking work still runs`() {
+        context().use { context ->
+            val jobs = context.getBean(SuspendJobs::class.java)
+            val probe = context.getBean(Probe::class.java)
+            val memory = context.getBean(InMemoryLeaseBackend::class.java)
+            val other = LeaseEngine(BackendRouter.of(mapOf(LeaseKind.CORRECTNESS to memory)), LeaseDefaults.standard())
+            try {
+                runBlocking {
+                    val call = launch(Dispatchers.Default) { jobs.export() }
+                    assertThat(probe.exportStarted.await(seconds(30).toMillis(), TimeUnit.MILLISECONDS))
+                        .`as`("the blocking work started").isTrue()
+                    call.cancelAndJoin()
+                }
+                // Tried for less than the validity left at the cancel (at least two thirds of the 6 s ttl).
+                val taken = other.tryAcquire(LeaseSpec.of("export", LeaseKind.CORRECTNESS)
+                    .withWaitFor(Duration.ofSeconds(1)))
+                taken.ifPresent { it.close() }
+                assertThat(taken).`as`("another instance got the lease while the work ran").isEmpty()
+                assertThat(probe.exportEnded.count).`as`("the cancelled work still runs").isOne()
+
+                probe.exportMayEnd.countDown()
+                assertThat(probe.exportEnded.await(seconds(30).toMillis(), TimeUnit.MILLISECONDS)).isTrue()
+                other.acquire(LeaseSpec.of("export", LeaseKind.CORRECTNESS).withWaitFor(seconds(40))).use { next ->
+                    assertThat(next.isValid()).`as`("released at the end of its validity").isTrue()
+                }
+            } finally {
+                probe.exportMayEnd.countDown()
+                other.close()
+            }
         }
     }
 
@@ -320,6 +360,9 @@ class Probe {
     val nightlyRan = AtomicBoolean()
     val watching = AtomicBoolean()
     val watchCancelled = AtomicBoolean()
+    val exportStarted = CountDownLatch(1)
+    val exportMayEnd = CountDownLatch(1)
+    val exportEnded = CountDownLatch(1)
 }
 
 data class Sent(val invoice: Long, val token: FencingToken, val held: List<String>, val tokenOnAnotherDispatcher: FencingToken)
@@ -354,6 +397,26 @@ open class SuspendJobs(private val engine: LeaseEngine, private val probe: Probe
             probe.importCancelled.set(true)
             throw cancelled
         }
+    }
+
+    @Leased(name = "export", kind = LeaseKind.CORRECTNESS, ttl = "6s")
+    open suspend fun export(): String = withContext(Dispatchers.IO) {
+        probe.exportStarted.countDown()
+        // Blocking work that ignores the interrupt, as much code does.
+        var interrupted = false
+        while (true) {
+            try {
+                probe.exportMayEnd.await()
+                break
+            } catch (ignored: InterruptedException) {
+                interrupted = true
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt()
+        }
+        probe.exportEnded.countDown()
+        "exported"
     }
 
     @Leased(name = "nightly", kind = LeaseKind.EFFICIENCY, whenBusy = WhenBusy.SKIP)

@@ -26,6 +26,7 @@ import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
 import dev.lease.fence.R2dbcFence;
 import dev.lease.fence.StaleTokenException;
+import dev.lease.reactive.ReactiveGrantFence;
 import dev.lease.reactive.ReactiveLeaseTemplate;
 import dev.lease.zookeeper.ZooKeeperLeaseBackend;
 
@@ -60,7 +61,8 @@ public final class PausedReactiveHolder {
         R2dbcFence fence = new R2dbcFence(db);
         TransactionalOperator transactions = TransactionalOperator.create(
                 new R2dbcTransactionManager(db.getConnectionFactory()));
-        ReactiveLeaseTemplate leases = new ReactiveLeaseTemplate(engine, fence::advanceAtGrant);
+        ReactiveLeaseTemplate leases = new ReactiveLeaseTemplate(engine,
+                ReactiveGrantFence.of(fence::advanceAtGrant, fence::advanceOnReentry));
         BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
 
         leases.execute(LeaseSpec.of(resource, LeaseKind.CORRECTNESS).withFence(resource), lease -> {

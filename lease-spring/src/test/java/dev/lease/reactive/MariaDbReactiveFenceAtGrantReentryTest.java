@@ -1,0 +1,41 @@
+package dev.lease.reactive;
+
+import io.r2dbc.spi.ConnectionFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.condition.EnabledIf;
+import org.mariadb.r2dbc.MariadbConnectionConfiguration;
+import org.mariadb.r2dbc.MariadbConnectionFactory;
+
+import dev.lease.testing.MariaDbServer;
+
+/**
+ * {@link ReactiveFenceAtGrantReentryTest} on a real MariaDB through r2dbc-mariadb, whose InnoDB lock wait timeout
+ * (50 s by default, whole seconds) the fence lowers to the lease's validity for its own statements only.
+ */
+@EnabledIf(value = MariaDbServer.INSTALLED, disabledReason = MariaDbServer.NOT_INSTALLED)
+class MariaDbReactiveFenceAtGrantReentryTest extends ReactiveFenceAtGrantReentryTest {
+
+    private static MariaDbServer mariadb;
+    private static ConnectionFactory connections;
+
+    @BeforeAll
+    static void startMariaDb() throws Exception {
+        mariadb = MariaDbServer.start("fences");
+        // Root without a password, as MariaDbServer installs it.
+        connections = new MariadbConnectionFactory(MariadbConnectionConfiguration.builder().host("127.0.0.1")
+                .port(mariadb.port()).username("root").database("fences").build());
+    }
+
+    @AfterAll
+    static void stopMariaDb() {
+        if (mariadb != null) {
+            mariadb.close();
+        }
+    }
+
+    @Override
+    protected ConnectionFactory connectionFactory() {
+        return connections;
+    }
+}
