@@ -14,6 +14,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -33,6 +35,7 @@ import dev.lease.LeaseKind;
 import dev.lease.Leased;
 import dev.lease.Once;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
+import dev.lease.autoconfigure.LeaseMetricsAutoConfiguration;
 import dev.lease.autoconfigure.OnceAutoConfiguration;
 import dev.lease.testing.TestTiming;
 import reactor.core.publisher.Mono;
@@ -130,6 +133,23 @@ class OnceTest {
             assertThat(jdbc.queryForObject("SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM unguarded_tick"
                     + " GROUP BY fire) t", Integer.class)).as("the same ticks without @Once").isEqualTo(2);
         });
+    }
+
+    @Test
+    void everyCallIsCountedByItsDeclaredKeyAndOutcome() {
+        instance("once-" + UUID.randomUUID(), Reports.class)
+                .withConfiguration(AutoConfigurations.of(LeaseMetricsAutoConfiguration.class))
+                .withBean(SimpleMeterRegistry.class).run(context -> {
+                    Reports reports = context.getBean(Reports.class);
+                    reports.report("2026-12-08");
+                    reports.report("2026-12-08");
+                    reports.report("2026-12-09");
+                    MeterRegistry meters = context.getBean(MeterRegistry.class);
+                    assertThat(meters.get("lease.once").tag("once.key", "report-#{#day}").tag("outcome", "ran")
+                            .counter().count()).isEqualTo(2);
+                    assertThat(meters.get("lease.once").tag("once.key", "report-#{#day}").tag("outcome", "skipped")
+                            .counter().count()).isEqualTo(1);
+                });
     }
 
     @Test
