@@ -86,14 +86,8 @@ abstract class JdbcOnceStoreTest {
 
     @Test
     void aConcurrentRunWaitsForTheFirstAndIsSkippedWhenItCommits() throws Exception {
-        CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
-        CompletableFuture<Boolean> holder = CompletableFuture.supplyAsync(() -> run(first, () -> {
-            effect();
-            inside.countDown();
-            await(finish);
-        }));
-        assertThat(inside.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the first run started").isTrue();
+        CompletableFuture<Boolean> holder = holder(finish, false);
         CompletableFuture<Boolean> competitor = CompletableFuture.supplyAsync(() -> run(second, this::effect));
         awaitABlockedSession(jdbc);
         assertThat(competitor).as("the second run waits for the first's transaction").isNotDone();
@@ -105,15 +99,8 @@ abstract class JdbcOnceStoreTest {
 
     @Test
     void aConcurrentRunWaitsForTheFirstAndRunsWhenItRollsBack() throws Exception {
-        CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
-        CompletableFuture<Boolean> holder = CompletableFuture.supplyAsync(() -> run(first, () -> {
-            effect();
-            inside.countDown();
-            await(finish);
-            throw new IllegalStateException("the report failed");
-        }));
-        assertThat(inside.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<Boolean> holder = holder(finish, true);
         CompletableFuture<Boolean> competitor = CompletableFuture.supplyAsync(() -> run(second, this::effect));
         awaitABlockedSession(jdbc);
         finish.countDown();
@@ -138,15 +125,9 @@ abstract class JdbcOnceStoreTest {
 
     @Test
     void aWaitBeyondItsBoundFailsNamingTheKey() throws Exception {
-        CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
-        CompletableFuture<Boolean> holder = CompletableFuture.supplyAsync(() -> run(first, () -> {
-            effect();
-            inside.countDown();
-            await(finish);
-        }));
+        CompletableFuture<Boolean> holder = holder(finish, false);
         try {
-            assertThat(inside.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
             assertThatThrownBy(() -> second.runOnce(key, Optional.empty(), Duration.ofSeconds(1), this::effect))
                     .isInstanceOf(LeaseUnavailableException.class).hasMessageContaining("@Once key '" + key + "'")
                     .satisfies(ex -> assertThat(((LeaseUnavailableException) ex).lease()).isEqualTo(key));
@@ -186,6 +167,24 @@ abstract class JdbcOnceStoreTest {
     private void insertRecordedAgo(String recorded, Duration ago) {
         jdbc.update("INSERT INTO lease_once (once_key, done_at, token) VALUES (?, ?, NULL)", recorded,
                 Timestamp.from(Instant.now().minus(ago)));
+    }
+
+    /**
+     * The first instance's run, started on another thread and returned once it wrote its effect (its key recorded,
+     * its transaction open); it ends when {@code finish} is counted down, failing if {@code fails}.
+     */
+    private CompletableFuture<Boolean> holder(CountDownLatch finish, boolean fails) throws InterruptedException {
+        CountDownLatch inside = new CountDownLatch(1);
+        CompletableFuture<Boolean> holder = CompletableFuture.supplyAsync(() -> run(first, () -> {
+            effect();
+            inside.countDown();
+            await(finish);
+            if (fails) {
+                throw new IllegalStateException("the report failed");
+            }
+        }));
+        assertThat(inside.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the first run started").isTrue();
+        return holder;
     }
 
     /** One run of the work under this test's key, from any thread. */

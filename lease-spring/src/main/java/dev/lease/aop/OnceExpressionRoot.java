@@ -4,20 +4,15 @@ import java.lang.reflect.Method;
 import java.util.function.Supplier;
 
 /**
- * The {@code #root} object of a {@code @Once} key template: {@code #{period}}, {@code #root.args[0]},
- * {@code #root.methodName}, {@code #root.target}.
+ * The {@code #root} object of a {@code @Once} key template: {@code #{period}}, and what lease name templates read
+ * ({@code #root.args[0]}, {@code #root.methodName}, {@code #root.target}).
  */
-public final class OnceExpressionRoot {
+public final class OnceExpressionRoot extends LeasedExpressionRoot {
 
-    private final Method method;
-    private final Object[] args;
-    private final Object target;
     private final Supplier<String> period;
 
     OnceExpressionRoot(Method method, Object[] args, Object target, Supplier<String> period) {
-        this.method = method;
-        this.args = args;
-        this.target = target;
+        super(method, args, target);
         this.period = period;
     }
 
@@ -29,25 +24,5 @@ public final class OnceExpressionRoot {
      */
     public String getPeriod() {
         return period.get();
-    }
-
-    /** The called method. */
-    public Method getMethod() {
-        return method;
-    }
-
-    /** The name of the called method. */
-    public String getMethodName() {
-        return method.getName();
-    }
-
-    /** The call's arguments. */
-    public Object[] getArgs() {
-        return args;
-    }
-
-    /** The bean the method was called on. */
-    public Object getTarget() {
-        return target;
     }
 }
