@@ -53,8 +53,13 @@ public class OnceAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareAdv
         this(stores, listeners, wait, Clock.systemUTC());
     }
 
-    /** As the public constructor, with the clock {@code #{period}} reads, for tests of hosts whose clocks differ. */
-    OnceAnnotationBeanPostProcessor(ObjectProvider<OnceStore> stores, ObjectProvider<OnceListener> listeners,
+    /**
+     * As {@link #OnceAnnotationBeanPostProcessor(ObjectProvider, ObjectProvider, Duration)}, with the clock
+     * {@code #{period}} reads: tests of hosts whose clocks differ give each instance its own.
+     *
+     * @param clock the clock of this host
+     */
+    public OnceAnnotationBeanPostProcessor(ObjectProvider<OnceStore> stores, ObjectProvider<OnceListener> listeners,
             Duration wait, Clock clock) {
         this.stores = Objects.requireNonNull(stores, "stores");
         this.listeners = Objects.requireNonNull(listeners, "listeners");
