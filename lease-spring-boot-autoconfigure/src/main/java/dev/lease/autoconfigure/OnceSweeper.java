@@ -16,7 +16,8 @@ import dev.lease.spi.Credentials;
 /**
  * Deletes {@code @Once} keys older than {@code lease.once.retention} in the background: first a minute after start,
  * then every tenth of the retention (at most hourly). Keys younger than the retention are never deleted, by the
- * database's clock; every instance sweeps, which costs a statement that finds nothing.
+ * database's clock; every instance sweeps, which costs a statement that finds nothing. Without the table (an
+ * application with a DataSource and no {@code @Once} method) nothing is swept.
  */
 final class OnceSweeper implements SmartLifecycle {
 
@@ -40,6 +41,24 @@ final class OnceSweeper implements SmartLifecycle {
         return found == null ? 0 : found.deleteOlderThan(retention);
     }
 
+    /**
+     * An application with a DataSource but no {@code @Once} method has no table to sweep, and must not be warned every
+     * sweep; one with {@code @Once} methods was refused at startup without it.
+     */
+    private boolean tableExists() {
+        JdbcOnceStore found = store.getIfAvailable();
+        try {
+            if (found != null) {
+                found.verify("The sweep of @Once keys");
+                return true;
+            }
+        }
+        catch (RuntimeException ex) {
+            log.debug("No @Once keys to sweep: " + Credentials.redact(ex.getMessage()));
+        }
+        return false;
+    }
+
     private void sweepQuietly() {
         try {
             int deleted = sweep();
@@ -55,7 +74,7 @@ final class OnceSweeper implements SmartLifecycle {
 
     @Override
     public synchronized void start() {
-        if (executor != null) {
+        if (executor != null || !tableExists()) {
             return;
         }
         executor = Executors.newSingleThreadScheduledExecutor(task -> {
