@@ -62,6 +62,28 @@ public class LeaseUnavailableException extends RuntimeException {
         this.waited = Duration.ZERO;
     }
 
+    private LeaseUnavailableException(String key, Duration waited, String message, Throwable cause, boolean once) {
+        super(message, cause);
+        this.lease = key;
+        this.waited = waited;
+    }
+
+    /**
+     * A {@link Once} key that another open transaction kept recording for as long as the call could wait: that
+     * transaction's run of the same work has neither committed nor rolled back yet.
+     *
+     * @param key the evaluated key, which {@link #lease()} returns
+     * @param waited how long the call waited for that transaction
+     * @param cause the database's lock timeout
+     * @return the exception
+     */
+    public static LeaseUnavailableException onceKeyBusy(String key, Duration waited, Throwable cause) {
+        return new LeaseUnavailableException(key, waited, "@Once key " + quoted(key) + " is being recorded by another "
+                + "open transaction (a run of the same work that has neither committed nor rolled back after "
+                + Durations.format(waited) + "); the work did not run. It runs on a later call if that transaction "
+                + "rolls back; raise lease.once.wait (or the lease's ttl) if runs last longer", cause, true);
+    }
+
     private static String quoted(String lease) {
         return "'" + Printable.text(lease) + "'";
     }

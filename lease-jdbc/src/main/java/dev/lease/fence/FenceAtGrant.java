@@ -1,20 +1,18 @@
 package dev.lease.fence;
 
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
 
 import org.springframework.dao.CannotAcquireLockException;
-import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcOperations;
-import org.springframework.jdbc.core.PreparedStatementCallback;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import dev.lease.FencingToken;
 import dev.lease.Lease;
 import dev.lease.LeaseContext;
+import dev.lease.sql.LockWaits;
 import dev.lease.sql.SqlDialect;
 
 /**
@@ -75,7 +73,7 @@ final class FenceAtGrant {
 
     private boolean inTransactionOfItsDataSource() {
         return TransactionSynchronizationManager.isActualTransactionActive() && Boolean.TRUE.equals(
-                jdbc.execute((ConnectionCallback<Boolean>) JdbcFence::isInThreadBoundTransaction));
+                jdbc.execute((ConnectionCallback<Boolean>) LockWaits::isInThreadBoundTransaction));
     }
 
     /** A plain read, which waits for no lock: it sees the committed fence, or what the caller's transaction wrote. */
@@ -91,72 +89,17 @@ final class FenceAtGrant {
     }
 
     private void bounded(Target target, FencingToken token, Duration bound, Runnable advance) {
-        if (bound == null) {
+        LockWaits.bounded(jdbc, dialect.get(), bound, () -> {
             advance.run();
-            return;
-        }
-        SqlDialect d = dialect.get();
-        Object before = readLockTimeout(d);
-        setLockTimeout(d, d.lockTimeout(bound));
-        long start = System.nanoTime();
-        try {
-            advance.run();
-        }
-        catch (DataAccessException ex) {
-            if (isLockTimeout(d, ex)) {
-                throw new CannotAcquireLockException(lockWaitTimedOut(target, token, bound, System.nanoTime() - start),
-                        ex);
-            }
-            throw ex;
-        }
-        finally {
-            restore(d, before);
-        }
+            return null;
+        }, (waitedMillis, ex) -> new CannotAcquireLockException(lockWaitTimedOut(target, token, bound, waitedMillis),
+                ex));
     }
 
-    /**
-     * Sets the caller's lock timeout back. On PostgreSQL it is local to the transaction, which a lock timeout aborts:
-     * nothing can run in it then, and the setting ends with it anyway.
-     */
-    private void restore(SqlDialect d, Object before) {
-        try {
-            setLockTimeout(d, before);
-        }
-        catch (DataAccessException ex) {
-            if (d != SqlDialect.POSTGRESQL) {
-                throw ex;
-            }
-        }
-    }
-
-    /** The lock timeout of the connection the caller's transaction runs on, as {@link #setLockTimeout} takes it. */
-    private Object readLockTimeout(SqlDialect d) {
-        Object value = jdbc.queryForObject(d.readLockTimeout(), Object.class);
-        // MySQL's unsigned system variables come back as BigInteger, which not every driver binds.
-        return value instanceof Number number ? Long.valueOf(number.longValue()) : value;
-    }
-
-    /** Sets the lock timeout of the connection the caller's transaction runs on, to {@code value}. */
-    private void setLockTimeout(SqlDialect d, Object value) {
-        jdbc.execute(d.setLockTimeout(), (PreparedStatementCallback<Boolean>) statement -> {
-            statement.setObject(1, value);
-            return statement.execute();
-        });
-    }
-
-    private static boolean isLockTimeout(SqlDialect d, Throwable ex) {
-        for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql && d.isLockTimeout(sql)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static String lockWaitTimedOut(Target target, FencingToken token, Duration bound, long waitedNanos) {
+    private static String lockWaitTimedOut(Target target, FencingToken token, Duration bound, long waitedMillis) {
         return "Fence at grant of " + target.name() + " for lease '" + token.lease() + "' (token " + token.value()
                 + ") gave up waiting for the lock on its row of " + target.table() + " after "
-                + waitedNanos / 1_000_000 + " ms: a lock wait bounded by the lease's validity ("
+                + waitedMillis + " ms: a lock wait bounded by the lease's validity ("
                 + bound.toMillis() + " ms), so the lease is worth nothing by now. Another transaction holds that row "
                 + "and has not ended: a holder writing the resource in its own fenced transaction (a stale holder "
                 + "paused inside it keeps the lock until its connection dies), or a transaction this very thread "

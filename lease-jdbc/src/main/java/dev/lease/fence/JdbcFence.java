@@ -20,6 +20,7 @@ import dev.lease.FencingToken;
 import dev.lease.spi.GrantFence;
 import dev.lease.spi.LeaseNames;
 import dev.lease.sql.FenceSql;
+import dev.lease.sql.LockWaits;
 import dev.lease.sql.SqlDialect;
 import dev.lease.sql.SqlIdentifiers;
 
@@ -146,7 +147,7 @@ public final class JdbcFence implements Fence, GrantFence {
     }
 
     private void requireTransactionOfItsDataSource(String resource, FencingToken token) {
-        if (Boolean.TRUE.equals(jdbc.execute((ConnectionCallback<Boolean>) JdbcFence::isInThreadBoundTransaction))) {
+        if (Boolean.TRUE.equals(jdbc.execute((ConnectionCallback<Boolean>) LockWaits::isInThreadBoundTransaction))) {
             return;
         }
         String found = TransactionSynchronizationManager.isActualTransactionActive()
@@ -159,27 +160,6 @@ public final class JdbcFence implements Fence, GrantFence {
                 + "one transaction of the transaction manager of the DataSource this JdbcFence's JdbcOperations uses (its "
                 + "DataSourceTransactionManager, or JTA): @Transactional(\"<that transaction manager>\") or a "
                 + "TransactionTemplate over it.");
-    }
-
-    /**
-     * Whether the connection runs a transaction that lasts beyond this statement. Not being in auto-commit is not
-     * enough: outside a thread-bound transaction each statement may get another pooled connection, so the row lock
-     * would stay on one the caller's writes never use. A connection a transaction manager bound to the thread is
-     * found among the thread's resources; other transactions on the thread (another DataSource, JMS) bind none for
-     * this DataSource, or only an auto-commit one.
-     */
-    static boolean isInThreadBoundTransaction(Connection connection) throws SQLException {
-        if (connection.getAutoCommit()) {
-            return false;
-        }
-        // JdbcTemplate passes a close-suppressing proxy; Spring matches the bound connection only once it is unwrapped.
-        Connection target = DataSourceUtils.getTargetConnection(connection);
-        for (Object key : TransactionSynchronizationManager.getResourceMap().keySet()) {
-            if (key instanceof DataSource dataSource && DataSourceUtils.isConnectionTransactional(target, dataSource)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /**

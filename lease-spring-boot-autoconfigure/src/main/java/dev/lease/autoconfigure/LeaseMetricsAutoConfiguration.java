@@ -12,9 +12,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import dev.lease.aop.OnceListener;
 import dev.lease.fence.FenceListener;
 import dev.lease.leader.LeaderElections;
 import dev.lease.micrometer.FenceMetrics;
+import dev.lease.micrometer.OnceMetrics;
 import dev.lease.micrometer.LeaseAcquireObservationConvention;
 import dev.lease.micrometer.LeaseMetrics;
 
@@ -64,6 +66,17 @@ public class LeaseMetricsAutoConfiguration {
         @ConditionalOnMissingBean
         FenceMetrics leaseFenceMetrics(MeterRegistry meters) {
             return new FenceMetrics(meters);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(OnceListener.class)
+    static class OnceCalls {
+
+        @Bean
+        @ConditionalOnMissingBean
+        OnceMetrics leaseOnceMetrics(MeterRegistry meters) {
+            return new OnceMetrics(meters);
         }
     }
 }

@@ -4,9 +4,10 @@ import java.lang.reflect.Method;
 
 /**
  * The {@code #root} object of a lease name template: {@code #root.args[0]}, {@code #root.methodName},
- * {@code #root.target}.
+ * {@code #root.target}. Open only to the {@code @Once} key's root, which adds {@code #{period}}: its constructor is
+ * package-private.
  */
-public final class LeasedExpressionRoot {
+public class LeasedExpressionRoot {
 
     private final Method method;
     private final Object[] args;

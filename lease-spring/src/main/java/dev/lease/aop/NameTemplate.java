@@ -18,6 +18,8 @@ import org.springframework.expression.common.CompositeStringExpression;
 import org.springframework.expression.common.LiteralExpression;
 import org.springframework.expression.common.TemplateParserContext;
 import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.CompoundExpression;
+import org.springframework.expression.spel.ast.PropertyOrFieldReference;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
@@ -115,6 +117,27 @@ record NameTemplate(String literal, Expression template) {
                                     + ", or by its position, e.g. #p0 for the first one.");
         }
         return this;
+    }
+
+    /**
+     * Whether a {@code #{...}} part reads {@code property} of the root object, as {@code #{period}} does.
+     *
+     * @param property the root object's property
+     */
+    boolean readsRootProperty(String property) {
+        if (template == null) {
+            return false;
+        }
+        for (Expression part : parts()) {
+            if (part instanceof SpelExpression spel) {
+                SpelNode first = spel.getAST() instanceof CompoundExpression compound ? compound.getChild(0)
+                        : spel.getAST();
+                if (first instanceof PropertyOrFieldReference reference && reference.getName().equals(property)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Every {@code #variable} the template reads. */
