@@ -53,7 +53,7 @@ final class HeldLeases {
         RenewalBatcher batcher = renewals.computeIfAbsent(backend,
                 b -> new RenewalBatcher(b, executors, validityClock));
         return new HeldLease(request.description(), grant, request.timing(), requestedAt, executors, batcher,
-                validityClock, this::closed, listeners);
+                validityClock, this::closed, listeners, request.holdAtLeast());
     }
 
     /**
