@@ -3,6 +3,7 @@ package dev.lease.core;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.OptionalLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -56,10 +57,11 @@ final class HeldLease implements Lease {
      * @param clock the clock validity is measured on
      * @param onClose told when the lease is closed, before its release is sent
      * @param holdAtLeast how long after the grant the lease is kept at least, even when closed sooner; zero for none
+     * @param mayHoldOver whether the engine keeps leases after their work at the moment one is closed
      */
     HeldLease(LeaseDescription description, BackendGrant<?> granted, Timing timing, long requestedAt,
             RenewalExecutors executors, RenewalBatcher renewals, LongSupplier clock, Consumer<HeldLease> onClose,
-            LeaseEngineListener listener, Duration holdAtLeast) {
+            LeaseEngineListener listener, Duration holdAtLeast, BooleanSupplier mayHoldOver) {
         this.description = description;
         this.name = description.name();
         this.kind = description.kind();
@@ -71,7 +73,7 @@ final class HeldLease implements Lease {
         this.renewal = new LeaseRenewal(this, granted, timing, validity, renewals, executors, listener, lock);
         this.release = new GrantRelease(granted, name, nameAndToken(), timing, executors);
         // From the grant's answer, not its request: the hold is a minimum, so it may start late but never early.
-        this.hold = new HoldOver(holdAtLeast, validity.now(), executors);
+        this.hold = new HoldOver(holdAtLeast, validity.now(), executors, mayHoldOver);
     }
 
     /** Starts renewing and watching the deadline, unless lost or closed already. */
@@ -329,6 +331,13 @@ final class HeldLease implements Lease {
         }
         hold.releaseIn(left, backend.id(), () -> close(true));
         return true;
+    }
+
+    /** Releases the grant now if the lease is held over; does nothing otherwise. */
+    void endHoldOver() {
+        if (heldOver) {
+            close(false);
+        }
     }
 
     /**

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * When a lease closed before its {@code holdAtLeast} had passed is released: at that time after its grant, on the
@@ -17,22 +18,26 @@ final class HoldOver {
     /** When the hold ends, on the validity clock; meaningless while {@link #holdNanos} is 0. */
     private final long until;
     private final RenewalExecutors executors;
+    /** False while the engine keeps no lease after its work: it is stopping (the application shuts down). */
+    private final BooleanSupplier allowed;
     private Future<?> end;
     private boolean cancelled;
 
     /**
      * @param holdAtLeast how long after the grant the lease is kept at least; zero for no hold
      * @param grantedAt when the grant was answered, on the validity clock
+     * @param allowed whether the engine keeps leases after their work at the moment they are closed
      */
-    HoldOver(Duration holdAtLeast, long grantedAt, RenewalExecutors executors) {
+    HoldOver(Duration holdAtLeast, long grantedAt, RenewalExecutors executors, BooleanSupplier allowed) {
         this.holdNanos = holdAtLeast.toNanos();
         this.until = grantedAt + holdNanos;
         this.executors = executors;
+        this.allowed = allowed;
     }
 
     /** How long the lease must still be held at {@code now}; not positive when it need not be held any more. */
     long nanosLeft(long now) {
-        return holdNanos <= 0 ? 0 : until - now;
+        return holdNanos <= 0 || !allowed.getAsBoolean() ? 0 : until - now;
     }
 
     /**

@@ -289,6 +289,21 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         executors.close(deadline);
     }
 
+    /**
+     * Releases at once every lease kept after its work by {@link LeaseSpec#withHoldAtLeast holdAtLeast}, and keeps
+     * none from now on (a lease is released as its work ends) until {@link #resumeHoldingOver()}: the first step of a
+     * graceful shutdown, taken while the stores' clients still run (an application context stops its lifecycle beans,
+     * Redis connection factories among them, before it closes this engine).
+     */
+    public void stopHoldingOver() {
+        leases.holdOver(false);
+    }
+
+    /** Keeps leases after their work by holdAtLeast again, after {@link #stopHoldingOver()} (a context restarted). */
+    public void resumeHoldingOver() {
+        leases.holdOver(true);
+    }
+
     /** Sets how long {@link #close()} waits for releases; for tests, before closing. */
     void shutdownGrace(Duration grace) {
         this.shutdownGrace = grace;

@@ -101,6 +101,23 @@ class HoldAtLeastTest {
         assertThat(other.tryAcquire(spec)).as("free once the instance shut down gracefully").isPresent();
     }
 
+    /** What a context's lifecycle does as it stops, while the store's client still runs, and as it starts again. */
+    @Test
+    void whileTheEngineStopsHoldingOverItReleasesWhatItHeldOverAndHoldsNothingNew() {
+        LeaseSpec spec = LeaseSpec.of("stopping", LeaseKind.EFFICIENCY).withHoldAtLeast(Duration.ofMinutes(10));
+        one.execute(spec, lease -> null);
+
+        one.stopHoldingOver();
+
+        assertThat(one.held()).isEmpty();
+        assertThat(first.calls).containsEntry("release", 1);
+        one.execute(spec, lease -> null);
+        assertThat(one.held()).as("a section that ends while stopping").isEmpty();
+        one.resumeHoldingOver();
+        one.execute(spec, lease -> null);
+        assertThat(one.held()).as("held over again once started again").hasSize(1);
+    }
+
     @Test
     void aLossDuringTheHoldOverEndsItWithoutInterruptingTheThreadThatRanTheSection() {
         LeaseSpec spec = LeaseSpec.of("lost-later", LeaseKind.EFFICIENCY).withTtl(millis(900))
