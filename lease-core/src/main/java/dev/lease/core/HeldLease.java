@@ -1,7 +1,6 @@
 package dev.lease.core;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.OptionalLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -10,6 +9,7 @@ import java.util.function.LongSupplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.lease.Durations;
 import dev.lease.FencingToken;
 import dev.lease.Lease;
 import dev.lease.LeaseKind;
@@ -327,7 +327,7 @@ final class HeldLease implements Lease {
         audience.dismiss();
         if (log.isDebugEnabled()) {
             log.debug("Lease " + nameAndToken() + " on " + backend.id() + " held over for another "
-                    + TimeUnit.NANOSECONDS.toMillis(left) + " ms (holdAtLeast), then released");
+                    + Durations.formatNanos(left) + " (holdAtLeast), then released");
         }
         hold.releaseIn(left, backend.id(), () -> close(true));
         return true;
