@@ -6,8 +6,9 @@ import java.util.Optional;
 
 /**
  * An immutable description of a lease to acquire:
- * {@code LeaseSpec.of(name, kind).withTtl(d).withRenewEvery(d).withWaitFor(d).withFence(resource)}. Unset ttl and
- * renewal interval fall back to {@code lease.default-ttl} and {@code lease.renew-every} (else ttl/3).
+ * {@code LeaseSpec.of(name, kind).withTtl(d).withRenewEvery(d).withWaitFor(d).withFence(resource)}, and
+ * {@code .withHoldAtLeast(d)}. Unset ttl and renewal interval fall back to {@code lease.default-ttl} and
+ * {@code lease.renew-every} (else ttl/3).
  */
 public final class LeaseSpec {
 
@@ -18,9 +19,10 @@ public final class LeaseSpec {
     private final Duration waitFor;
     private final String fence;
     private final String nameTemplate;
+    private final Duration holdAtLeast;
 
     private LeaseSpec(String name, LeaseKind kind, Duration ttl, Duration renewEvery, Duration waitFor, String fence,
-            String nameTemplate) {
+            String nameTemplate, Duration holdAtLeast) {
         this.name = Objects.requireNonNull(name, "name");
         this.kind = Objects.requireNonNull(kind, "kind");
         this.ttl = positiveOrNull(ttl, "ttl");
@@ -41,6 +43,11 @@ public final class LeaseSpec {
                     + "blank; give the name as declared, with one placeholder per varying part, such as 'invoice-{id}'");
         }
         this.nameTemplate = nameTemplate;
+        this.holdAtLeast = Objects.requireNonNull(holdAtLeast, "holdAtLeast");
+        if (holdAtLeast.isNegative()) {
+            throw new IllegalArgumentException("holdAtLeast must not be negative, got " + Durations.format(holdAtLeast)
+                    + " for lease '" + Printable.text(name) + "'; use zero (the default) to release as the work ends");
+        }
     }
 
     /**
@@ -51,7 +58,7 @@ public final class LeaseSpec {
      * @return the spec
      */
     public static LeaseSpec of(String name, LeaseKind kind) {
-        return new LeaseSpec(name, kind, null, null, Duration.ZERO, null, null);
+        return new LeaseSpec(name, kind, null, null, Duration.ZERO, null, null, Duration.ZERO);
     }
 
     /**
@@ -63,7 +70,7 @@ public final class LeaseSpec {
      */
     public LeaseSpec withTtl(Duration ttl) {
         return new LeaseSpec(name, kind, Objects.requireNonNull(ttl, "ttl"), renewEvery, waitFor, fence,
-                nameTemplate);
+                nameTemplate, holdAtLeast);
     }
 
     /**
@@ -75,7 +82,7 @@ public final class LeaseSpec {
      */
     public LeaseSpec withRenewEvery(Duration renewEvery) {
         return new LeaseSpec(name, kind, ttl, Objects.requireNonNull(renewEvery, "renewEvery"), waitFor, fence,
-                nameTemplate);
+                nameTemplate, holdAtLeast);
     }
 
     /**
@@ -98,7 +105,7 @@ public final class LeaseSpec {
      * @throws IllegalArgumentException when {@code waitFor} is negative
      */
     public LeaseSpec withWaitFor(Duration waitFor) {
-        return new LeaseSpec(name, kind, ttl, renewEvery, waitFor, fence, nameTemplate);
+        return new LeaseSpec(name, kind, ttl, renewEvery, waitFor, fence, nameTemplate, holdAtLeast);
     }
 
     /**
@@ -111,7 +118,7 @@ public final class LeaseSpec {
      */
     public LeaseSpec withFence(String resource) {
         return new LeaseSpec(name, kind, ttl, renewEvery, waitFor, Objects.requireNonNull(resource, "resource"),
-                nameTemplate);
+                nameTemplate, holdAtLeast);
     }
 
     /**
@@ -126,7 +133,23 @@ public final class LeaseSpec {
      */
     public LeaseSpec withNameTemplate(String nameTemplate) {
         return new LeaseSpec(name, kind, ttl, renewEvery, waitFor, fence,
-                Objects.requireNonNull(nameTemplate, "nameTemplate"));
+                Objects.requireNonNull(nameTemplate, "nameTemplate"), holdAtLeast);
+    }
+
+    /**
+     * A copy whose lease is kept at least {@code holdAtLeast} after its grant (ShedLock's {@code lockAtLeastFor}; see
+     * {@link Leased#holdAtLeast()}): work that ends sooner leaves the lease held, and renewed as usual, until then, so
+     * that every call for the name in that time, on this instance or another, finds it busy. Closing the lease before
+     * then ends the caller's use of it at once ({@link Lease#isValid()} turns false) but not the grant. May exceed the
+     * ttl. Closing the engine releases a lease so held at once; a lease lost meanwhile is not held any more.
+     *
+     * @param holdAtLeast how long after its grant the lease is kept at least; zero means release when closed
+     * @return the copy
+     * @throws IllegalArgumentException when {@code holdAtLeast} is negative
+     */
+    public LeaseSpec withHoldAtLeast(Duration holdAtLeast) {
+        return new LeaseSpec(name, kind, ttl, renewEvery, waitFor, fence, nameTemplate,
+                Objects.requireNonNull(holdAtLeast, "holdAtLeast"));
     }
 
     /**
@@ -184,6 +207,15 @@ public final class LeaseSpec {
     }
 
     /**
+     * How long after its grant the lease is kept at least, even when closed sooner.
+     *
+     * @return the hold; zero means the lease is released when closed
+     */
+    public Duration holdAtLeast() {
+        return holdAtLeast;
+    }
+
+    /**
      * How metrics and traces name this lease (their {@code lease.name} tag): the template set by
      * {@link #withNameTemplate(String)}, else the name itself.
      *
@@ -204,18 +236,19 @@ public final class LeaseSpec {
     public boolean equals(Object o) {
         return o instanceof LeaseSpec s && name.equals(s.name) && kind == s.kind && Objects.equals(ttl, s.ttl)
                 && Objects.equals(renewEvery, s.renewEvery) && waitFor.equals(s.waitFor) && Objects.equals(fence, s.fence)
-                && Objects.equals(nameTemplate, s.nameTemplate);
+                && Objects.equals(nameTemplate, s.nameTemplate) && holdAtLeast.equals(s.holdAtLeast);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, kind, ttl, renewEvery, waitFor, fence, nameTemplate);
+        return Objects.hash(name, kind, ttl, renewEvery, waitFor, fence, nameTemplate, holdAtLeast);
     }
 
     @Override
     public String toString() {
         return "LeaseSpec[name=" + name + ", kind=" + kind + ", ttl=" + ttl + ", renewEvery=" + renewEvery
                 + ", waitFor=" + waitFor + (fence != null ? ", fence=" + fence : "")
-                + (nameTemplate != null ? ", nameTemplate=" + nameTemplate : "") + "]";
+                + (nameTemplate != null ? ", nameTemplate=" + nameTemplate : "")
+                + (holdAtLeast.isZero() ? "" : ", holdAtLeast=" + holdAtLeast) + "]";
     }
 }

@@ -95,4 +95,18 @@ public @interface Leased {
      * @return the fenced resource or resource template; empty means no fence at grant
      */
     String fence() default "";
+
+    /**
+     * Keep the lease at least this long after its grant, even when the method returns sooner (ShedLock's
+     * {@code lockAtLeastFor}). Same formats as {@link #ttl()}. Until then the lease stays held, renewed as usual, and
+     * every call for the name, on this instance or another, finds it busy; then it is released. This is what makes a
+     * short {@code @Scheduled} job with {@code whenBusy = SKIP} run once per period on several instances whose ticks
+     * are not aligned: hold it for most of the period. It may exceed the ttl, and costs no request beyond the
+     * renewals it keeps. Closing the application releases a lease so held at once; an instance that crashes leaves
+     * it to its ttl; a lease lost meanwhile is not held any more (there is no work left to interrupt). A nested
+     * section that re-enters a lease the enclosing section holds does not change when it is released.
+     *
+     * @return the hold; empty (or zero) means release the lease as the method returns
+     */
+    String holdAtLeast() default "";
 }

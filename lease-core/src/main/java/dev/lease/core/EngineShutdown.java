@@ -17,7 +17,8 @@ import org.apache.commons.logging.LogFactory;
  * holder goes on working with a lease nobody renews while another's release is out; then they are released in
  * parallel, each on a thread of its own, and closing waits for them until the grace period ends. A release still out
  * then goes on in the background (a daemon thread, owner-checked at the store) and the grant otherwise expires there
- * on its own: a store that answers only at its client timeout cannot hold shutdown for that long, once per lease.
+ * on its own: a store that answers only at its client timeout cannot hold shutdown for that long, once per lease. A
+ * lease kept after its work by holdAtLeast is not declared lost (its work is over), only released with the others.
  */
 final class EngineShutdown {
 

@@ -2,12 +2,14 @@ package dev.lease.core;
 
 import java.time.Duration;
 import java.util.OptionalLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import dev.lease.Durations;
 import dev.lease.FencingToken;
 import dev.lease.Lease;
 import dev.lease.LeaseKind;
@@ -19,8 +21,9 @@ import dev.lease.spi.LeaseBackend;
  * One grant held by this process, and the one place that decides its state: held, then lost (the holder must be
  * told) or closed (released), never both. Its parts do the rest: {@link Validity} (the local deadline on the
  * monotonic clock), {@link LeaseRenewal} (renewals and the watchdog of the deadline), {@link LossAudience} (who is
- * interrupted or told when it is lost) and {@link GrantRelease} (the release at the store, and freeing the name for
- * this engine's other waiters).
+ * interrupted or told when it is lost), {@link GrantRelease} (the release at the store, and freeing the name for
+ * this engine's other waiters) and {@link HoldOver} (a lease closed before its {@code holdAtLeast}: closed for its
+ * holder, still held and renewed, and released when the hold ends).
  */
 final class HeldLease implements Lease {
 
@@ -39,8 +42,11 @@ final class HeldLease implements Lease {
     private final LeaseRenewal renewal;
     private final LossAudience audience = new LossAudience();
     private final GrantRelease release;
+    private final HoldOver hold;
     private volatile boolean lost;
     private volatile boolean closed;
+    /** Closed by its holder before its holdAtLeast passed: still held at the store, renewed, and listed. */
+    private volatile boolean heldOver;
     private String lossReason;
     /** A leadership term: its election ends it, not the code running in it. */
     private volatile boolean term;
@@ -50,10 +56,12 @@ final class HeldLease implements Lease {
      * @param requestedAt when the grant request was sent, on {@code clock}: validity counts from there
      * @param clock the clock validity is measured on
      * @param onClose told when the lease is closed, before its release is sent
+     * @param holdAtLeast how long after the grant the lease is kept at least, even when closed sooner; zero for none
+     * @param mayHoldOver whether the engine keeps leases after their work at the moment one is closed
      */
     HeldLease(LeaseDescription description, BackendGrant<?> granted, Timing timing, long requestedAt,
             RenewalExecutors executors, RenewalBatcher renewals, LongSupplier clock, Consumer<HeldLease> onClose,
-            LeaseEngineListener listener) {
+            LeaseEngineListener listener, Duration holdAtLeast, BooleanSupplier mayHoldOver) {
         this.description = description;
         this.name = description.name();
         this.kind = description.kind();
@@ -64,6 +72,8 @@ final class HeldLease implements Lease {
         this.validity = new Validity(clock, timing, requestedAt);
         this.renewal = new LeaseRenewal(this, granted, timing, validity, renewals, executors, listener, lock);
         this.release = new GrantRelease(granted, name, nameAndToken(), timing, executors);
+        // From the grant's answer, not its request: the hold is a minimum, so it may start late but never early.
+        this.hold = new HoldOver(holdAtLeast, validity.now(), executors, mayHoldOver);
     }
 
     /** Starts renewing and watching the deadline, unless lost or closed already. */
@@ -136,9 +146,12 @@ final class HeldLease implements Lease {
         return closed;
     }
 
-    /** Neither lost nor closed: worth renewing. Reads no lock, so the renewal batcher may ask while holding its own. */
+    /**
+     * Neither lost nor released (closed but held over counts as held): worth renewing. Reads no lock, so the renewal
+     * batcher may ask while holding its own.
+     */
     boolean isActive() {
-        return !lost && !closed;
+        return !lost && (!closed || heldOver);
     }
 
     @Override
@@ -173,7 +186,7 @@ final class HeldLease implements Lease {
     HeldLeaseSnapshot snapshot() {
         synchronized (lock) {
             long left = validity.nanosLeft();
-            if (lost || closed || left <= 0) {
+            if (lost || (closed && !heldOver) || left <= 0) {
                 return null;
             }
             return new HeldLeaseSnapshot(name, kind, backend.id(), grant.token(), Duration.ofNanos(left),
@@ -233,14 +246,25 @@ final class HeldLease implements Lease {
      */
     Runnable invalidate(LossCause cause, String reason) {
         LossAudience.Loss loss;
+        boolean wasHeldOver;
         synchronized (lock) {
-            if (lost || closed) {
+            // Closing the engine ends a hold-over by releasing it (close(false)): nothing was lost, nobody is told.
+            if (lost || (closed && !heldOver) || (heldOver && cause == LossCause.SHUTDOWN)) {
                 return null;
             }
             lost = true;
             lossReason = reason;
             renewal.cancel();
             loss = audience.take();
+            wasHeldOver = heldOver;
+        }
+        if (wasHeldOver) {
+            // No work is left to interrupt: the loss just ends the hold-over, and the grant is released as after any.
+            return () -> {
+                announce(cause, reason + "; it was held over after its work ended (holdAtLeast), so no work is "
+                        + "interrupted, and the name may be granted again before the hold would have ended", loss);
+                close(true);
+            };
         }
         return () -> announce(cause, reason, loss);
     }
@@ -275,25 +299,65 @@ final class HeldLease implements Lease {
             throw new IllegalStateException("Lease '" + name + "' is a leadership term: end it with "
                     + "Leadership.yieldLeadership() (LeaderElections.get(\"" + name + "\")), not by closing its lease");
         }
-        close(true);
+        if (!holdOver()) {
+            close(true);
+        }
     }
 
     /**
-     * Releases the grant ({@link GrantRelease#release}); after a loss, in the background when
+     * Closes the lease for its holder but keeps the grant (renewed, listed, busy for every other request) until its
+     * holdAtLeast has passed since the grant, when the engine's timer releases it.
+     *
+     * @return false when there is nothing to hold over (no hold asked, or passed already, or lost): release now
+     */
+    private boolean holdOver() {
+        long left;
+        synchronized (lock) {
+            if (closed) {
+                return true;
+            }
+            left = lost ? 0 : hold.nanosLeft(validity.now());
+            if (left <= 0) {
+                return false;
+            }
+            closed = true;
+            heldOver = true;
+        }
+        // The section has ended: a loss during the hold-over must not interrupt the thread's next work.
+        audience.dismiss();
+        if (log.isDebugEnabled()) {
+            log.debug("Lease " + nameAndToken() + " on " + backend.id() + " held over for another "
+                    + Durations.formatNanos(left) + " (holdAtLeast), then released");
+        }
+        hold.releaseIn(left, backend.id(), () -> close(true));
+        return true;
+    }
+
+    /** Releases the grant now if the lease is held over; does nothing otherwise. */
+    void endHoldOver() {
+        if (heldOver) {
+            close(false);
+        }
+    }
+
+    /**
+     * Releases the grant ({@link GrantRelease#release}) now, even one held over; after a loss, in the background when
      * {@code releaseLostInBackground}, so that a store that hangs cannot delay the holder's LeaseLostException.
      */
     void close(boolean releaseLostInBackground) {
         boolean wasLost;
         Runnable closedHook;
         synchronized (lock) {
-            if (closed) {
+            if (closed && !heldOver) {
                 return;
             }
             wasLost = lost;
             closed = true;
+            heldOver = false;
             renewal.cancel();
             closedHook = whenClosed;
         }
+        hold.cancel();
         onClose.accept(this);
         if (closedHook != null) {
             closedHook.run();

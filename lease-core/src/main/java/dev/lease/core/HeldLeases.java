@@ -29,6 +29,8 @@ final class HeldLeases {
     private final Map<LeaseBackend<?>, RenewalBatcher> renewals = new ConcurrentHashMap<>();
     /** Set once, under the lock of {@link #live}, when closing starts. */
     private volatile boolean closing;
+    /** Whether a lease closed before its holdAtLeast passed is kept (false while the application stops). */
+    private volatile boolean holdingOver = true;
 
     HeldLeases(RenewalExecutors executors, LongSupplier validityClock, LeaseEngineListener listeners,
             GrantFencing fencing) {
@@ -53,7 +55,7 @@ final class HeldLeases {
         RenewalBatcher batcher = renewals.computeIfAbsent(backend,
                 b -> new RenewalBatcher(b, executors, validityClock));
         return new HeldLease(request.description(), grant, request.timing(), requestedAt, executors, batcher,
-                validityClock, this::closed, listeners);
+                validityClock, this::closed, listeners, request.holdAtLeast(), () -> holdingOver && !closing);
     }
 
     /**
@@ -107,6 +109,14 @@ final class HeldLeases {
             }
             closing = true;
             return List.copyOf(live);
+        }
+    }
+
+    /** As {@link LeaseEngine#stopHoldingOver()} and {@link LeaseEngine#resumeHoldingOver()}. */
+    void holdOver(boolean keep) {
+        holdingOver = keep;
+        if (!keep) {
+            List.copyOf(live).forEach(HeldLease::endHoldOver);
         }
     }
 

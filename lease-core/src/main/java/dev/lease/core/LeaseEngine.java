@@ -226,12 +226,17 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
      * @return the election
      * @throws LeaseConfigurationException when the kind is not routed to a backend that can serve it
      * @throws IllegalArgumentException when the name is not a valid lease name, or the spec names a fence: a term
-     *        may write to many resources, each fenced by the writes that carry the term's token
+     *        may write to many resources, each fenced by the writes that carry the term's token; or a holdAtLeast: a
+     *        term is held while the instance is up, not closed by work that ends
      */
     public Election election(LeaseSpec spec, Election.Listener listener) {
         if (spec.fence().isPresent()) {
             throw new IllegalArgumentException("Election '" + spec.name() + "': fence at grant is for one leased "
                     + "section; a term's writes carry its token (LeaseContext.token()) to the resources they fence");
+        }
+        if (!spec.holdAtLeast().isZero()) {
+            throw new IllegalArgumentException("Election '" + spec.name() + "': holdAtLeast is for a leased section "
+                    + "that ends; a term lasts while this instance campaigns, so remove it");
         }
         return new Election(spec, listener, new CampaignAttempts(spec, requests, acquirer, listeners));
     }
@@ -285,7 +290,8 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
     /**
      * Stops renewing. Leases still held are all declared lost first, so their holders are interrupted and get
      * {@link dev.lease.LeaseLostException} instead of running on with a lease nobody renews, and then released in
-     * parallel; closing waits for the releases no longer than the shutdown grace period (5 s), after which a release
+     * parallel, together with those kept after their work by {@link LeaseSpec#withHoldAtLeast holdAtLeast} (released
+     * at once, not declared lost); closing waits for the releases no longer than the shutdown grace period (5 s), after which a release
      * still out goes on in the background and the store lets its grant expire otherwise.
      */
     @Override
@@ -298,6 +304,21 @@ public final class LeaseEngine implements LeaseTemplate, AutoCloseable {
         acquirer.close();
         EngineShutdown.loseAndRelease(held, deadline);
         executors.close(deadline);
+    }
+
+    /**
+     * Releases at once every lease kept after its work by {@link LeaseSpec#withHoldAtLeast holdAtLeast}, and keeps
+     * none from now on (a lease is released as its work ends) until {@link #resumeHoldingOver()}: the first step of a
+     * graceful shutdown, taken while the stores' clients still run (an application context stops its lifecycle beans,
+     * Redis connection factories among them, before it closes this engine).
+     */
+    public void stopHoldingOver() {
+        leases.holdOver(false);
+    }
+
+    /** Keeps leases after their work by holdAtLeast again, after {@link #stopHoldingOver()} (a context restarted). */
+    public void resumeHoldingOver() {
+        leases.holdOver(true);
     }
 
     /** Sets how long {@link #close()} waits for releases; for tests, before closing. */

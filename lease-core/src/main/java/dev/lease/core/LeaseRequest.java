@@ -11,9 +11,10 @@ import dev.lease.spi.LeaseBackend;
  * its timing. Each grant request of the call ({@link dev.lease.spi.GrantRequest}) is made from it.
  *
  * @param fence the resource to fence at grant, or null
+ * @param holdAtLeast how long after its grant the lease is kept at least, even when closed sooner; zero for none
  */
 record LeaseRequest(String name, LeaseKind kind, LeaseBackend<?> backend, Timing timing, Duration waitFor,
-        String fence, String nameTemplate) {
+        String fence, String nameTemplate, Duration holdAtLeast) {
 
     LeaseDescription description() {
         return new LeaseDescription(name, nameTemplate, kind, backend.id());

@@ -40,7 +40,7 @@ final class LeaseRequests {
             fencing.check(culprit, spec.kind());
         }
         return new LeaseRequest(name, spec.kind(), backend, timing, spec.waitFor(), spec.fence().orElse(null),
-                spec.nameTemplate());
+                spec.nameTemplate(), spec.holdAtLeast());
     }
 
     /** As {@link LeaseEngine#validate}. */

@@ -32,6 +32,12 @@ final class LossAudience {
         boundTo.remove(frames);
     }
 
+    /** The section ended but the lease stays held (held over): nobody hears of a loss from now on. */
+    synchronized void dismiss() {
+        boundTo.clear();
+        watchers.clear();
+    }
+
     /** The names of the threads running a section now, or null when none does. */
     synchronized String threadNames() {
         return boundTo.isEmpty() ? null

@@ -70,6 +70,12 @@ public class LeaseAutoConfiguration {
                 .grantFence(grantFence.getIfUnique()).listeners(listeners.orderedStream().toList()).build();
     }
 
+    /** Releases the leases held over by holdAtLeast as the context stops, while the stores' clients still run. */
+    @Bean
+    HeldOverLeases leaseHeldOverReleases(ObjectProvider<LeaseEngine> engine) {
+        return new HeldOverLeases(engine);
+    }
+
     /** Elections declared by @LeaderOnly methods and lease.leader.elections.*; campaigns while the context runs. */
     @Bean
     @ConditionalOnMissingBean

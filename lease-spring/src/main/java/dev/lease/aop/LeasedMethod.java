@@ -24,9 +24,11 @@ import dev.lease.WhenBusy;
  * @param skipValue what a skipped call returns
  * @param async whether the method or its class is {@code @Async}, so the lease must sit inside the hand-off
  * @param fence the resource to fence at grant, literal or template, or null for none
+ * @param holdAtLeast how long after its grant the lease is kept at least; zero for none
  */
 record LeasedMethod(Method method, NameTemplate name, LeaseKind kind, Duration ttl, Duration renewEvery,
-        Duration waitFor, WhenBusy whenBusy, Supplier<Object> skipValue, boolean async, NameTemplate fence) {
+        Duration waitFor, WhenBusy whenBusy, Supplier<Object> skipValue, boolean async, NameTemplate fence,
+        Duration holdAtLeast) {
 
     /** @param fenceResource the evaluated fence resource, or null for none */
     LeaseSpec spec(String name, String fenceResource) {
@@ -39,6 +41,9 @@ record LeasedMethod(Method method, NameTemplate name, LeaseKind kind, Duration t
         }
         if (renewEvery != null) {
             spec = spec.withRenewEvery(renewEvery);
+        }
+        if (!holdAtLeast.isZero()) {
+            spec = spec.withHoldAtLeast(holdAtLeast);
         }
         return spec;
     }

@@ -62,7 +62,8 @@ final class LeasedMethodParser {
         return new LeasedMethod(method, name, leased.kind(), duration(where, "ttl", leased.ttl()),
                 duration(where, "renewEvery", leased.renewEvery()),
                 Optional.ofNullable(duration(where, "waitFor", leased.waitFor())).orElse(Duration.ZERO),
-                leased.whenBusy(), skipValue, async, fence);
+                leased.whenBusy(), skipValue, async, fence,
+                Optional.ofNullable(duration(where, "holdAtLeast", leased.holdAtLeast())).orElse(Duration.ZERO));
     }
 
     private Duration duration(String where, String attribute, String text) {
@@ -87,9 +88,14 @@ final class LeasedMethodParser {
                     + (resolved.equals(text) ? "" : " (resolved to \"" + resolved + "\")") + " is not a duration.",
                     "write it like \"30s\", \"500ms\", \"2m\" or \"PT30S\".");
         }
-        if (duration.isNegative() || (duration.isZero() && !attribute.equals("waitFor"))) {
-            throw new LeaseConfigurationException(where + ": " + attribute + " = \"" + text + "\" must be positive.",
-                    "use a positive duration such as \"30s\".");
+        // A wait or a hold of zero means none; a ttl or renewal interval of zero means nothing.
+        boolean zeroMeansNone = attribute.equals("waitFor") || attribute.equals("holdAtLeast");
+        if (duration.isNegative() || (duration.isZero() && !zeroMeansNone)) {
+            throw new LeaseConfigurationException(where + ": " + attribute + " = \"" + text + "\""
+                    + (resolved.equals(text) ? "" : " (resolved to \"" + resolved + "\")")
+                    + (zeroMeansNone ? " is negative." : " must be positive."),
+                    zeroMeansNone ? "use a duration such as \"4s\", or leave " + attribute + " out for none."
+                            : "use a positive duration such as \"30s\".");
         }
         return duration;
     }

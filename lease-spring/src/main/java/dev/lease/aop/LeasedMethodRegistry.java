@@ -31,7 +31,8 @@ import dev.lease.LeaseConfigurationException;
  */
 final class LeasedMethodRegistry {
 
-    private static final LeasedMethod NONE = new LeasedMethod(null, null, null, null, null, null, null, null, false, null);
+    private static final LeasedMethod NONE = new LeasedMethod(null, null, null, null, null, null, null, null, false, null,
+            null);
 
     private final Map<MethodClassKey, LeasedMethod> cache = new ConcurrentHashMap<>();
     private final LeasedMethodParser parser;

@@ -267,7 +267,7 @@ public final class ReactiveLeaseTemplate {
 
     private static LeaseSpec withoutFence(LeaseSpec spec) {
         LeaseSpec copy = LeaseSpec.of(spec.name(), spec.kind()).withWaitFor(spec.waitFor())
-                .withNameTemplate(spec.nameTemplate());
+                .withNameTemplate(spec.nameTemplate()).withHoldAtLeast(spec.holdAtLeast());
         copy = spec.ttl().map(copy::withTtl).orElse(copy);
         return spec.renewEvery().map(copy::withRenewEvery).orElse(copy);
     }

@@ -115,10 +115,47 @@ class LeasedMethodParserTest {
         }
     }
 
+    /**
+     * holdAtLeast is read like the ttl (placeholders, the same syntax) and checked as the application starts: bad
+     * syntax or a negative hold names the method, the attribute and the fix; zero or empty means none.
+     */
+    @Test
+    void holdAtLeastIsReadLikeTheTtlAndANegativeOrMalformedOneNamesTheMethodAndTheFix() throws Exception {
+        Method method = Invoices.class.getMethod("byPosition", long.class);
+        LeasedMethodParser resolving = new LeasedMethodParser(value -> switch (value) {
+            case "${hold}" -> "4s";
+            case "${negative}" -> "-1s";
+            default -> value;
+        }, NO_NAMES);
+        Leased leased = method.getAnnotation(Leased.class);
+        for (String[] hold : new String[][] {{"4s", "PT4S"}, {"PT0.5S", "PT0.5S"}, {"${hold}", "PT4S"}, {"0s", "PT0S"},
+                {"", "PT0S"}}) {
+            LeasedMethod parsed = resolving.parse(method, with(leased, "holdAtLeast", hold[0]), false);
+            assertThat(parsed.holdAtLeast()).as(hold[0]).hasToString(hold[1]);
+            assertThat(parsed.spec("invoice-1", null).holdAtLeast()).as(hold[0]).hasToString(hold[1]);
+        }
+        assertThatThrownBy(() -> resolving.parse(method, with(leased, "holdAtLeast", "four seconds"), false))
+                .isInstanceOf(LeaseConfigurationException.class)
+                .hasMessageStartingWith("@Leased on Invoices.byPosition(long)")
+                .hasMessageContaining("holdAtLeast = \"four seconds\" is not a duration").hasMessageContaining("\"30s\"");
+        for (String negative : new String[] {"-1s", "${negative}"}) {
+            assertThatThrownBy(() -> resolving.parse(method, with(leased, "holdAtLeast", negative), false))
+                    .as(negative).isInstanceOf(LeaseConfigurationException.class)
+                    .hasMessageStartingWith("@Leased on Invoices.byPosition(long)")
+                    .hasMessageContaining("holdAtLeast = \"" + negative + "\"").hasMessageContaining("is negative")
+                    .hasMessageContaining("leave holdAtLeast out for none");
+        }
+    }
+
     /** {@code leased} with another ttl. */
     private static Leased withTtl(Leased leased, String ttl) {
+        return with(leased, "ttl", ttl);
+    }
+
+    /** {@code leased} with another value of one attribute. */
+    private static Leased with(Leased leased, String attribute, String value) {
         return (Leased) java.lang.reflect.Proxy.newProxyInstance(Leased.class.getClassLoader(),
-                new Class<?>[] {Leased.class}, (proxy, m, args) -> m.getName().equals("ttl") ? ttl
+                new Class<?>[] {Leased.class}, (proxy, m, args) -> m.getName().equals(attribute) ? value
                         : m.invoke(leased, args));
     }
 

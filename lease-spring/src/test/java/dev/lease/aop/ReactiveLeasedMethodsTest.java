@@ -29,6 +29,7 @@ import dev.lease.Leased;
 import dev.lease.WhenBusy;
 import dev.lease.core.BackendRouter;
 import dev.lease.core.LeaseDefaults;
+import dev.lease.core.HeldLeaseSnapshot;
 import dev.lease.core.LeaseEngine;
 import dev.lease.leader.LeaderOnly;
 import dev.lease.leader.Leadership;
@@ -58,6 +59,19 @@ class ReactiveLeasedMethodsTest {
             }
             StepVerifier.create(invoices.nightly()).expectNext("a", "b").verifyComplete();
             assertThat(invoices.nightlyRan()).isTrue();
+        }
+    }
+
+    /** holdAtLeast on a Mono: the lease outlives the publisher, so the next subscription finds it busy and skips. */
+    @Test
+    void aLeasedMonoHoldsItsLeaseAfterItCompletesForHoldAtLeast() {
+        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(LeaseConfig.class,
+                Invoices.class)) {
+            Invoices invoices = context.getBean(Invoices.class);
+            LeaseEngine engine = context.getBean(LeaseEngine.class);
+            StepVerifier.create(invoices.hourly()).expectNext("ran").verifyComplete();
+            assertThat(engine.held()).extracting(HeldLeaseSnapshot::name).containsExactly("hourly");
+            StepVerifier.create(invoices.hourly()).as("the next run, within the hold").verifyComplete();
         }
     }
 
@@ -171,6 +185,11 @@ class ReactiveLeasedMethodsTest {
         @Leased(name = "nightly", kind = LeaseKind.EFFICIENCY, whenBusy = WhenBusy.SKIP)
         public Flux<String> nightly() {
             return Flux.just("a", "b").doOnSubscribe(s -> nightlyRan = true);
+        }
+
+        @Leased(name = "hourly", kind = LeaseKind.EFFICIENCY, whenBusy = WhenBusy.SKIP, holdAtLeast = "10m")
+        public Mono<String> hourly() {
+            return Mono.just("ran");
         }
 
         @Leased(name = "import", kind = LeaseKind.CORRECTNESS, ttl = "2s")

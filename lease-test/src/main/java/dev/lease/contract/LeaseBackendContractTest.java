@@ -310,6 +310,33 @@ public abstract class LeaseBackendContractTest<G extends Grant> {
         }
     }
 
+    /**
+     * {@code holdAtLeast} through the engine: a section that ends at once leaves its lease held until the hold has
+     * passed since its grant, busy for another instance meanwhile, and free then.
+     */
+    @Test
+    void aLeaseHeldAtLeastStaysBusyUntilItsHoldHasPassedSinceItsGrant() throws Exception {
+        String name = uniqueName();
+        Duration hold = seconds(1);
+        LeaseSpec spec = LeaseSpec.of(name, kind()).withTtl(seconds(10));
+        long before = System.nanoTime();
+        engine.execute(spec.withHoldAtLeast(hold), lease -> null);
+        Optional<G> during = grant(secondBackend(), name, seconds(30));
+        boolean withinHold = System.nanoTime() - before < hold.toNanos();
+        if (during.isPresent()) {
+            secondBackend().release(during.get());
+        }
+        assertThat(during.isPresent() && withinHold).as("granted to another instance within the hold").isFalse();
+
+        LeaseEngine other = engineFor(secondBackend());
+        Lease next = await().atMost(hold.plus(seconds(30))).pollInterval(Duration.ofMillis(50))
+                .until(() -> other.tryAcquire(spec).orElse(null), granted -> granted != null);
+        long grantedAgainAfter = System.nanoTime() - before;
+        next.close();
+        assertThat(grantedAgainAfter).as("granted again no sooner than the hold after the first grant")
+                .isGreaterThanOrEqualTo(hold.toNanos());
+    }
+
     /** An engine over {@code backend} alone (one per backend), closed with this test's engine. */
     private LeaseEngine engineFor(LeaseBackend<?> backend) {
         if (backend == backend()) {
@@ -325,9 +352,11 @@ public abstract class LeaseBackendContractTest<G extends Grant> {
 
     private final Map<LeaseBackend<?>, LeaseEngine> others = new java.util.concurrent.ConcurrentHashMap<>();
 
+    /** Forgotten as well as closed: a test class with one instance for all its tests (PER_CLASS) gets new ones. */
     @AfterEach
     void stopOtherEngines() {
         others.values().forEach(LeaseEngine::close);
+        others.clear();
     }
 
     protected static <T extends Grant> Optional<T> grant(LeaseBackend<T> backend, String name, Duration ttl)

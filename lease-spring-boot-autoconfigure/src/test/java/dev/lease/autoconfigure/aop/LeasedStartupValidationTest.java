@@ -54,6 +54,14 @@ class LeasedStartupValidationTest {
     }
 
     @Test
+    void aNegativeOrMalformedHoldAtLeastFailsTheStartup() {
+        assertStartupFails(NegativeHold.class, "@Leased on NegativeHold.run() (lease 'negative-hold')",
+                "holdAtLeast = \"${job.hold:-2s}\" (resolved to \"-2s\") is negative");
+        assertStartupFails(BadHold.class, "@Leased on BadHold.run() (lease 'bad-hold')",
+                "holdAtLeast = \"4 seconds\"", "not a duration");
+    }
+
+    @Test
     void unresolvablePlaceholder() {
         assertStartupFails(MissingPlaceholder.class, "@Leased on MissingPlaceholder.run() (lease 'missing-placeholder')",
                 "${nowhere.ttl}");
@@ -155,6 +163,18 @@ class LeasedStartupValidationTest {
 
     static class BadDuration {
         @Leased(name = "bad-duration", kind = LeaseKind.EFFICIENCY, ttl = "thirty seconds")
+        public void run() {
+        }
+    }
+
+    static class NegativeHold {
+        @Leased(name = "negative-hold", kind = LeaseKind.EFFICIENCY, holdAtLeast = "${job.hold:-2s}")
+        public void run() {
+        }
+    }
+
+    static class BadHold {
+        @Leased(name = "bad-hold", kind = LeaseKind.EFFICIENCY, holdAtLeast = "4 seconds")
         public void run() {
         }
     }

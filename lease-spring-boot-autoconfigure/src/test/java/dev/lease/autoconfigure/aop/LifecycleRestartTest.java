@@ -29,6 +29,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import dev.lease.FencingToken;
 import dev.lease.LeaseContext;
 import dev.lease.LeaseKind;
+import dev.lease.Leased;
 import dev.lease.autoconfigure.JdbcFenceAutoConfiguration;
 import dev.lease.autoconfigure.LeaseActuatorAutoConfiguration;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
@@ -40,17 +41,18 @@ import dev.lease.leader.LeadershipGrantedEvent;
 import dev.lease.leader.LeadershipRevokedEvent;
 import dev.lease.memory.InMemoryLeaseBackend;
 import dev.lease.aop.SpringLeaderElections;
+import dev.lease.core.LeaseEngine;
 
 /**
  * A context stopped and started again ({@link ConfigurableApplicationContext#stop()} then {@code start()}, as
  * checkpoint and restore do) works like a fresh start: every lifecycle bean of the library that lets go of something
- * on stop takes it up again on start. Today that is the elections bean alone, and a guard below fails when the library
- * gains another lifecycle bean, so that it gets the same test.
+ * on stop takes it up again on start. Today those are the elections bean and the one that releases leases held over
+ * by holdAtLeast, and a guard below fails when the library gains another lifecycle bean, so that it gets the same test.
  */
 class LifecycleRestartTest {
 
     /** The library's lifecycle beans that these tests cover; a new one must be added here with its own test. */
-    private static final List<Class<?>> COVERED = List.of(SpringLeaderElections.class);
+    private static final List<Class<?>> COVERED = List.of(SpringLeaderElections.class, heldOverLeases());
 
     private final InMemoryLeaseBackend store = new InMemoryLeaseBackend();
     private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
@@ -98,6 +100,44 @@ class LifecycleRestartTest {
                     }
                     assertThat(events.list).filteredOn(event -> event.startsWith("granted")).hasSize(4);
                 });
+    }
+
+    /**
+     * A lease held over by holdAtLeast is released as the context stops (while the stores' clients still run), a
+     * section that ends while stopped is not held over, and once started again leases are held over again.
+     */
+    @Test
+    void heldOverLeasesAreReleasedOnStopAndHeldOverAgainAfterStart() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(LeaseAutoConfiguration.class))
+                .withPropertyValues("lease.backend=in-memory").withBean(Held.class).run(context -> {
+                    LeaseEngine engine = context.getBean(LeaseEngine.class);
+                    Held held = context.getBean(Held.class);
+                    for (int cycle = 1; cycle <= 2; cycle++) {
+                        held.run();
+                        assertThat(engine.held()).as("cycle %d: held over", cycle).hasSize(1);
+                        context.stop();
+                        assertThat(engine.held()).as("cycle %d: released on stop", cycle).isEmpty();
+                        held.run();
+                        assertThat(engine.held()).as("cycle %d: not held over while stopped", cycle).isEmpty();
+                        context.start();
+                    }
+                });
+    }
+
+    static class Held {
+
+        @Leased(name = "held-over", kind = LeaseKind.EFFICIENCY, holdAtLeast = "10m")
+        public void run() {
+        }
+    }
+
+    private static Class<?> heldOverLeases() {
+        try {
+            return Class.forName("dev.lease.autoconfigure.HeldOverLeases");
+        }
+        catch (ClassNotFoundException ex) {
+            throw new IllegalStateException(ex);
+        }
     }
 
     /** Two instances: the stopped one hands over at once, and once started again it takes over when the other stops. */
