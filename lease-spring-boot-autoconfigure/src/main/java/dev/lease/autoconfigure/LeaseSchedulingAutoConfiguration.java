@@ -7,6 +7,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.task.SimpleAsyncTaskSchedulerCustomizer;
 import org.springframework.boot.task.ThreadPoolTaskSchedulerCustomizer;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 
 import dev.lease.core.LeaseEngine;
 
@@ -32,12 +34,15 @@ public class LeaseSchedulingAutoConfiguration {
         return new StoreOutageErrorHandler();
     }
 
+    /** First, so that an application's own customizer setting an error handler comes after it and wins. */
     @Bean
+    @Order(Ordered.HIGHEST_PRECEDENCE)
     ThreadPoolTaskSchedulerCustomizer leaseStoreOutagesOnThreadPoolScheduler(StoreOutageErrorHandler handler) {
         return scheduler -> scheduler.setErrorHandler(handler);
     }
 
     @Bean
+    @Order(Ordered.HIGHEST_PRECEDENCE)
     SimpleAsyncTaskSchedulerCustomizer leaseStoreOutagesOnSimpleAsyncScheduler(StoreOutageErrorHandler handler) {
         return scheduler -> scheduler.setErrorHandler(handler);
     }
