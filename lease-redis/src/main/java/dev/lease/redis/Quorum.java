@@ -83,7 +83,14 @@ final class Quorum {
         int silent = nodes - yes - no - failures.size();
         return yes + " of " + nodes + " nodes said yes, " + no + " no"
                 + (failures.isEmpty() ? "" : ", failed: " + String.join(", ", failures))
-                + (silent > 0 ? ", " + silent + " did not answer in time" : "");
+                + (silent == 0 ? "" : yes >= majority ? ", " + silent + " not waited for (a majority had said yes)"
+                        : stoppedEarly() ? ", " + silent + " not waited for (a majority could no longer say yes)"
+                                : ", " + silent + " did not answer in time");
+    }
+
+    /** Whether waiting ended before the deadline because enough nodes said no or failed that no majority could say yes. */
+    synchronized boolean stoppedEarly() {
+        return nodes - no - failures.size() < majority;
     }
 
     private boolean decided() {

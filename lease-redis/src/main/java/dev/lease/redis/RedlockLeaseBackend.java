@@ -201,8 +201,8 @@ public final class RedlockLeaseBackend implements LeaseBackend<RedlockGrant>, Au
         }
         if (quorum.answered() < majority) {
             throw new IllegalStateException("Redlock lease '" + name + "' cannot be granted: fewer than a majority ("
-                    + majority + ") of the nodes answered within " + nodeTimeout(request.ttl()).toMillis() + " ms: "
-                    + quorum.describe());
+                    + majority + ") of the nodes answered" + (quorum.stoppedEarly() ? ""
+                            : " within " + nodeTimeout(request.ttl()).toMillis() + " ms") + ": " + quorum.describe());
         }
         return Optional.empty();
     }

@@ -71,4 +71,21 @@ class QuorumTest {
         assertThat(reached.describe()).contains("failed: node-0 (connection refused)");
         assertThat(grant.describe()).contains("failed: node-0 (connection refused)");
     }
+
+    /**
+     * Issue 44: two of three nodes failed, so no majority can say yes and the wait stops at once; the third, live node
+     * was not waited for, which the message must not call "did not answer in time".
+     */
+    @Test
+    void aNodeNotWaitedForIsNotSaidToBeLate() throws Exception {
+        Quorum grant = new Quorum(3);
+        CompletableFuture<Boolean> refused = CompletableFuture.failedFuture(new IllegalStateException("refused"));
+        grant.count("node-0", refused, y -> y);
+        grant.count("node-1", refused, y -> y);
+        grant.count("node-2", new CompletableFuture<Boolean>(), y -> y);
+
+        assertThat(grant.await(System.nanoTime() + TimeUnit.HOURS.toNanos(1))).isFalse();
+        assertThat(grant.describe()).contains("1 not waited for (a majority could no longer say yes)")
+                .doesNotContain("in time");
+    }
 }

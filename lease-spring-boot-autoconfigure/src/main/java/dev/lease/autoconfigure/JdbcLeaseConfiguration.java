@@ -26,7 +26,8 @@ import dev.lease.jdbc.JdbcLeaseBackend;
  * DataSource, or several).
  * It stays away when the {@code lease.*backend} properties route every lease elsewhere, so that an application
  * on ZooKeeper does not get a lease table in its database. Creates the lease table per
- * {@code lease.jdbc.initialize-schema}. Lease bookkeeping runs on a small pool of its own, by default a copy of the
+ * {@code lease.jdbc.initialize-schema}; checks that the table can be read when something takes leases
+ * ({@link LeaseStoreStartupCheck}). Lease bookkeeping runs on a small pool of its own, by default a copy of the
  * application's DataSource settings ({@link LeaseBookkeepingPool}).
  */
 @Configuration(proxyBeanMethods = false)
@@ -71,7 +72,8 @@ class JdbcLeaseConfiguration {
     /** Injected as a parameter, the pool is recorded as a dependency of the backend: it closes after the backend. */
     @Bean
     @ConditionalOnMissingBean
-    JdbcLeaseBackend jdbcLeaseBackend(LeaseBookkeepingPool pool, JdbcLeaseProperties jdbc, Environment environment) {
+    JdbcLeaseBackend jdbcLeaseBackend(LeaseBookkeepingPool pool, JdbcLeaseProperties jdbc, Environment environment,
+            LeaseStoreStartupCheck storeCheck) {
         JdbcLeaseBackend backend;
         try {
             backend = new JdbcLeaseBackend(pool.dataSource(), jdbc.getTable(), jdbc.getToken(),
@@ -84,12 +86,17 @@ class JdbcLeaseConfiguration {
             throw new LeaseConfigurationException(ex.getMessage() + ".",
                     "set lease.jdbc.table to a plain table name such as 'lease_lock' or 'leases.lease_lock'.");
         }
-        CHECKS.checkConnection(pool.target(), pool.settings(), environment,
+        Runnable connection = () -> CHECKS.checkConnection(pool.target(), pool.settings(), environment,
                 " Or route leases to another backend with lease.backend.");
         if (JdbcSchemaInitialization.shouldCreate(jdbc.getInitializeSchema(), pool.target())) {
+            connection.run();
             backend.createSchema();
         }
-        CHECKS.verifyTable(backend.table(), backend::verifySchema);
+        // Once every bean exists, and only if something takes leases: a service that only checks tokens needs no table.
+        storeCheck.register(backend.id(), () -> {
+            connection.run();
+            CHECKS.verifyTable(backend.table(), backend::verifySchema);
+        });
         return backend;
     }
 }

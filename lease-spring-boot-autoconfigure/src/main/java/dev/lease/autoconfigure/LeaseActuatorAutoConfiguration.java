@@ -75,7 +75,9 @@ public class LeaseActuatorAutoConfiguration {
             Map<LeaseBackend<?>, List<LeaseKind>> kindsByBackend = new IdentityHashMap<>();
             List<LeaseBackend<?>> inUse = new ArrayList<>();
             for (LeaseKind kind : LeaseKind.values()) {
-                router.routeOf(kind).ifPresent(backend -> kindsByBackend.computeIfAbsent(backend, b -> {
+                // A backend without tokens serves no CORRECTNESS lease (they are refused), even when routed it.
+                router.routeOf(kind).filter(backend -> kind != LeaseKind.CORRECTNESS
+                        || backend.traits().issuesFencingTokens()).ifPresent(backend -> kindsByBackend.computeIfAbsent(backend, b -> {
                     inUse.add(b);
                     return new ArrayList<>();
                 }).add(kind));

@@ -4,6 +4,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -46,6 +47,11 @@ public class LeaseAutoConfiguration {
     @Bean
     static LeasePropertyNamesCheck leasePropertyNamesCheck() {
         return new LeasePropertyNamesCheck();
+    }
+
+    @Bean
+    static LeaseStoreStartupCheck leaseStoreStartupCheck(ConfigurableListableBeanFactory beanFactory) {
+        return new LeaseStoreStartupCheck(beanFactory);
     }
 
     @Bean

@@ -16,6 +16,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -74,9 +75,9 @@ class JdbcAutoConfigurationTest {
     void aDatabaseThatIsNotEmbeddedGetsNoTablesUnlessAskedAndAMissingTableFailsTheStartup(@TempDir Path dir) {
         String url = "jdbc:h2:file:" + dir.resolve("leases").toAbsolutePath();
         DataSource db = h2(url);
-        runner.withBean(DataSource.class, () -> db).run(context -> {
+        runner.withBean(DataSource.class, () -> db).withBean(LeaseTaker.class).run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(LeaseConfigurationException.class)
+            assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure())).isInstanceOf(LeaseConfigurationException.class)
                     .hasMessageContaining("cannot read its table 'lease_lock'")
                     .hasMessageContaining("lease.jdbc.initialize-schema: always");
         });
@@ -98,10 +99,11 @@ class JdbcAutoConfigurationTest {
         }
         String url = "jdbc:h2:tcp://127.0.0.1:" + port + "/mem:unreachable";
         for (String schema : new String[] {"embedded", "always"}) {
-            runner.withBean(DataSource.class, () -> h2(url)).withPropertyValues("lease.jdbc.initialize-schema=" + schema)
+            runner.withBean(DataSource.class, () -> h2(url)).withBean(LeaseTaker.class)
+                    .withPropertyValues("lease.jdbc.initialize-schema=" + schema)
                     .run(context -> {
                         assertThat(context).hasFailed();
-                        assertThat(context.getStartupFailure()).rootCause()
+                        assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
                                 .isInstanceOf(LeaseConfigurationException.class)
                                 .hasMessageContaining("cannot connect to its database " + url)
                                 .hasMessageContaining("spring.datasource.")
@@ -118,26 +120,50 @@ class JdbcAutoConfigurationTest {
             port = socket.getLocalPort();
         }
         String url = "jdbc:h2:tcp://127.0.0.1:" + port + "/mem:unreachable;USER=leaser;PASSWORD=s3cret";
-        runner.withBean(DataSource.class, () -> h2(url)).run(context -> {
+        runner.withBean(DataSource.class, () -> h2(url)).withBean(LeaseTaker.class).run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(LeaseConfigurationException.class)
+            assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure())).isInstanceOf(LeaseConfigurationException.class)
                     .hasMessageContaining("cannot connect to its database jdbc:h2:tcp://127.0.0.1:" + port
                             + "/mem:unreachable;USER=leaser;PASSWORD=***")
                     .hasMessageNotContaining("s3cret");
         });
         String own = "jdbc:h2:tcp://leaser:s3cret@127.0.0.1:" + port + "/mem:unreachable;PASSWORD=s3cret";
-        runner.withPropertyValues("lease.backend=jdbc", "lease.jdbc.datasource.url=" + own).run(context -> {
+        runner.withBean(LeaseTaker.class).withPropertyValues("lease.backend=jdbc", "lease.jdbc.datasource.url=" + own)
+                .run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(LeaseConfigurationException.class)
+            assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure())).isInstanceOf(LeaseConfigurationException.class)
                     .hasMessageContaining("lease.jdbc.datasource")
                     .hasMessageNotContaining("s3cret");
         });
     }
 
+    /** Issue 44: a service that only checks tokens takes no leases, so it needs neither the table nor the database. */
+    @Test
+    void nothingThatTakesLeasesNeedsNoLeaseTableNorAReachableStore() throws Exception {
+        DataSource db = h2("jdbc:h2:mem:auto-no-takers;DB_CLOSE_DELAY=-1");
+        runner.withBean(DataSource.class, () -> db).withPropertyValues("lease.jdbc.initialize-schema=never")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(JdbcLeaseBackend.class));
+        assertThat(tables(db)).doesNotContain("LEASE_LOCK");
+        int port;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = socket.getLocalPort();
+        }
+        String unreachable = "jdbc:h2:tcp://127.0.0.1:" + port + "/mem:unreachable";
+        runner.withBean(DataSource.class, () -> db).withPropertyValues("lease.backend=jdbc",
+                "lease.jdbc.datasource.url=" + unreachable).run(context -> assertThat(context).hasNotFailed());
+    }
+
+    /** Takes leases through an injected template, which is what makes the startup check the lease store. */
+    static final class LeaseTaker {
+
+        LeaseTaker(LeaseTemplate leases) {
+        }
+    }
+
     @Test
     void neverMeansNeverEvenOnAnEmbeddedDatabase() {
         DataSource db = h2("jdbc:h2:mem:auto-never;DB_CLOSE_DELAY=-1");
-        runner.withBean(DataSource.class, () -> db)
+        runner.withBean(DataSource.class, () -> db).withBean(LeaseTaker.class)
                 .withPropertyValues("lease.jdbc.initialize-schema=never", "lease.fence.initialize-schema=never")
                 .run(context -> assertThat(context).hasFailed());
         assertThat(tables(db)).doesNotContain("LEASE_LOCK", "LEASE_FENCE");
@@ -161,7 +187,7 @@ class JdbcAutoConfigurationTest {
         runner.withBean(DataSource.class, () -> h2("jdbc:h2:mem:auto-invalid;DB_CLOSE_DELAY=-1"))
                 .withPropertyValues("lease.jdbc.table=lease_lock; DROP TABLE account").run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(context.getStartupFailure()).rootCause()
+                    assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
                             .isInstanceOf(LeaseConfigurationException.class)
                             .hasMessageContaining("lease.jdbc.table")
                             .hasMessageContaining("lease_lock; DROP TABLE account");

@@ -102,6 +102,14 @@ class RedlockLeaseAutoConfigurationTest {
                 });
     }
 
+    /** Issue 44: CORRECTNESS leases are refused on Redlock, so its health does not list them among its kinds. */
+    @Test
+    void theHealthOfRedlockAsTheOnlyBackendListsOnlyEfficiency() {
+        runner.withPropertyValues("lease.backend=redlock", "lease.redlock.nodes=" + nodes(servers)).run(context ->
+                assertThat(redlockHealth(context).health().getDetails()).containsEntry("kinds",
+                        List.of(LeaseKind.EFFICIENCY)));
+    }
+
     @Test
     void correctnessRoutedToRedlockFailsTheStartupNamingTheReasonAndTheFix() {
         runner.withPropertyValues("lease.backend=in-memory", "lease.correctness-backend=redlock",
