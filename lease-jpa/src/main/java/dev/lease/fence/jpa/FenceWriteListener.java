@@ -8,6 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.hibernate.HibernateException;
+import org.hibernate.collection.spi.PersistentCollection;
+import org.hibernate.engine.spi.CollectionEntry;
 import org.hibernate.engine.spi.EntityEntry;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.event.spi.AbstractCollectionEvent;
@@ -196,6 +198,21 @@ final class FenceWriteListener implements PreInsertEventListener, PreUpdateEvent
     }
 
     /**
+     * The collection's persister, read from the session's entry for it: Hibernate 7.4's events carry it, 7.2's (Spring
+     * Boot 4.0) do not, and the entry has it on both (current for a recreate or update, loaded for a remove).
+     */
+    private static CollectionPersister persisterOf(PersistentCollection<?> collection, EventSource session) {
+        CollectionEntry entry = session.getPersistenceContextInternal().getCollectionEntry(collection);
+        if (entry != null && entry.getCurrentPersister() != null) {
+            return entry.getCurrentPersister();
+        }
+        if (entry != null && entry.getLoadedPersister() != null) {
+            return entry.getLoadedPersister();
+        }
+        return session.getFactory().getMappingMetamodel().getCollectionDescriptor(collection.getRole());
+    }
+
+    /**
      * A change of a fenced entity's collection (element collection, join table, unidirectional one-to-many) is a
      * write of the entity, although no statement touches its row: the owner's row is locked and checked as for an
      * update, and its fence moved to the token.
@@ -206,16 +223,16 @@ final class FenceWriteListener implements PreInsertEventListener, PreUpdateEvent
         if (property == null) {
             return;
         }
-        CollectionPersister collection = event.getCollectionPersister();
-        if (collection.isInverse()) {
-            return; // mappedBy: the other side's entity writes it, fenced as that entity
-        }
         EventSource session = event.getSession();
         if (session == null) {
-            throw new IllegalStateException("Refused to write the collection " + collection.getRole() + " of fenced "
-                    + "entity " + owner + " through a StatelessSession, whose collection events carry no session to "
-                    + "check the owner's @FenceColumn (" + property + ") in: write it through a Session (an "
-                    + "EntityManager).");
+            throw new IllegalStateException("Refused to write the collection " + event.getCollection().getRole()
+                    + " of fenced entity " + owner + " through a StatelessSession, whose collection events carry no "
+                    + "session to check the owner's @FenceColumn (" + property + ") in: write it through a Session "
+                    + "(an EntityManager).");
+        }
+        CollectionPersister collection = persisterOf(event.getCollection(), session);
+        if (collection.isInverse()) {
+            return; // mappedBy: the other side's entity writes it, fenced as that entity
         }
         EntityPersister persister = session.getFactory().getMappingMetamodel().getEntityDescriptor(owner);
         FencedRow row = row(persister, property);
