@@ -46,6 +46,7 @@ class OptionalDependenciesTest {
             "dev.lease.fence.FenceAtGrant", Set.of("org.springframework:spring-jdbc"),
             "dev.lease.fence.FencedTable", Set.of("org.springframework:spring-jdbc"),
             "dev.lease.fence.OwnTransaction", Set.of("org.springframework:spring-jdbc"),
+            "dev.lease.sql.LockWaits", Set.of("org.springframework:spring-jdbc"),
             "dev.lease.jdbc.PgReleaseListener", Set.of("org.postgresql:postgresql"),
             "dev.lease.redis.LettuceCalls", Set.of("io.lettuce:lettuce-core"));
 
