@@ -157,10 +157,10 @@ public final class ReportsDemo {
     private void printCloses(Map<String, List<CloseEvent>> closed, long rows, List<String> problems) {
         out.println();
         out.println("PeriodCloseJob (fixedRate, holdAtLeast, @Once), per period:");
-        out.printf(Locale.ROOT, "  %-34s  %-24s  %s%n", "@Once key", "runs (got the lease)", "closes committed");
+        out.printf(Locale.ROOT, "  %-34s  %-38s  %s%n", "@Once key", "runs (got the lease)", "closes committed");
         closed.forEach((key, events) -> {
             long committed = events.stream().filter(CloseEvent::ran).count();
-            out.printf(Locale.ROOT, "  %-34s  %-24s  %d%n", key, events.size() + " " + events.stream()
+            out.printf(Locale.ROOT, "  %-34s  %-38s  %d%n", key, events.size() + " " + events.stream()
                     .map(CloseEvent::instance).toList(), committed);
             if (committed != 1) {
                 problems.add("Period " + key + " was closed " + committed + " times");
