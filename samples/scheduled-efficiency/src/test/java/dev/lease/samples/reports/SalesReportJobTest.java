@@ -17,8 +17,9 @@ import dev.lease.LeaseSpec;
 import dev.lease.LeaseTemplate;
 import dev.lease.samples.reports.ReportEvent.Outcome;
 
-/** The report job on the embedded redis-server of the default profile, with the schedule turned off. */
-@SpringBootTest(properties = {"reports.cron=-", "reports.instance=test", "reports.work-time=10ms"})
+/** The report job on the embedded redis-server of the default profile, with the schedules turned off. */
+@SpringBootTest(properties = {"reports.cron=-", "reports.close.enabled=false", "reports.instance=test",
+        "reports.work-time=10ms"})
 class SalesReportJobTest {
 
     @Autowired

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -19,6 +20,8 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.PayloadApplicationEvent;
 
+import dev.lease.samples.reports.CloseEvent;
+import dev.lease.samples.reports.PeriodCloseJob;
 import dev.lease.samples.reports.ReportEvent;
 import dev.lease.samples.reports.ReportEvent.Outcome;
 import dev.lease.samples.reports.ReportsApplication;
@@ -27,7 +30,9 @@ import dev.lease.samples.reports.SalesReports;
 /**
  * Runs three instances of the reports service side by side on one Redis until they have ticked together a few
  * times, then prints, per period, which instance generated the report and which skipped, and how many times each
- * report was computed. Exits 0 when every report was generated. Arguments are passed on to every instance.
+ * report was computed; and, for {@link PeriodCloseJob} (fixed rate, {@code holdAtLeast}, {@code @Once}), per period
+ * how many runs got the lease and how many closes committed. Exits 0 when every report was generated and no period
+ * was closed twice. Arguments are passed on to every instance.
  */
 public final class ReportsDemo {
 
@@ -54,12 +59,18 @@ public final class ReportsDemo {
      *
      * @param ticks per period in which every instance ticked, what each instance did
      * @param computations per such period, how many times its report was computed
+     * @param closes per {@code @Once} key of {@link PeriodCloseJob}, the runs that got the lease, in order
+     * @param closeRows the rows in {@code period_close}: one per committed close
      */
-    record Result(Map<String, Map<String, Outcome>> ticks, Map<String, Long> computations, List<String> problems) {
+    record Result(Map<String, Map<String, Outcome>> ticks, Map<String, Long> computations,
+            Map<String, List<CloseEvent>> closes, long closeRows, List<String> problems) {
     }
 
     Result run(String... args) throws Exception {
         Map<String, Map<String, Outcome>> ticks = new TreeMap<>();
+        Map<String, List<CloseEvent>> closes = new TreeMap<>();
+        // A database of this run's own, shared by its instances: runs in one JVM (tests) do not see each other's.
+        String database = "--spring.datasource.name=reports-" + UUID.randomUUID();
         ApplicationListener<ApplicationEvent> listener = event -> {
             if (event instanceof PayloadApplicationEvent<?> p && p.getPayload() instanceof ReportEvent e) {
                 synchronized (ticks) {
@@ -68,12 +79,19 @@ public final class ReportsDemo {
                 }
                 out.printf(Locale.ROOT, "  %s  %-9s  %s%n", e.period(), e.instance(), describe(e.outcome()));
             }
+            if (event instanceof PayloadApplicationEvent<?> p && p.getPayload() instanceof CloseEvent e) {
+                synchronized (closes) {
+                    closes.computeIfAbsent(e.key(), k -> new ArrayList<>()).add(e);
+                }
+                out.printf(Locale.ROOT, "  %-34s  %-9s  %s%n", e.key(), e.instance(),
+                        e.ran() ? "got the lease, closed the period" : "got the lease, key committed before: skipped");
+            }
         };
         out.println("Starting " + INSTANCES.size() + " instances of the reports service; each ticks every 2 s...");
         List<ConfigurableApplicationContext> contexts = new ArrayList<>();
         try {
             for (String instance : INSTANCES) {
-                String[] all = Stream.concat(Arrays.stream(args), Stream.of("--reports.instance=" + instance))
+                String[] all = Stream.concat(Arrays.stream(args), Stream.of(database, "--reports.instance=" + instance))
                         .toArray(String[]::new);
                 contexts.add(new SpringApplicationBuilder(ReportsApplication.class).bannerMode(Banner.Mode.OFF)
                         .logStartupInfo(false).listeners(listener).run(all));
@@ -100,13 +118,57 @@ public final class ReportsDemo {
             out.println("Each tick, one instance held the lease \"sales-report\" and the others skipped; "
                     + (wasted == 0 ? "no report was computed twice."
                             : wasted + " report(s) were computed again, which the idempotent upsert made harmless."));
+            PeriodCloseJob closeJob = contexts.get(0).getBean(PeriodCloseJob.class);
+            // The jobs keep running: read the events and the rows at a moment when no close is between its commit
+            // and its event, that is when the committed runs and the rows agree, and the events did not move.
+            long consistentBy = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            Map<String, List<CloseEvent>> closed;
+            long closeRows;
+            while (true) {
+                Map<String, List<CloseEvent>> before = snapshot(closes);
+                closeRows = closeJob.closes();
+                closed = snapshot(closes);
+                long committed = closed.values().stream().flatMap(List::stream).filter(CloseEvent::ran).count();
+                if (before.equals(closed) && committed == closeRows || System.nanoTime() > consistentBy) {
+                    break;
+                }
+                Thread.sleep(20);
+            }
+            printCloses(closed, closeRows, problems);
             problems.forEach(p -> out.println("PROBLEM: " + p));
-            return new Result(complete, computations, problems);
+            return new Result(complete, computations, closed, closeRows, problems);
         }
         finally {
             for (ConfigurableApplicationContext context : contexts) {
                 context.close();
             }
+        }
+    }
+
+    private static Map<String, List<CloseEvent>> snapshot(Map<String, List<CloseEvent>> closes) {
+        synchronized (closes) {
+            Map<String, List<CloseEvent>> copy = new TreeMap<>(closes);
+            copy.replaceAll((key, events) -> List.copyOf(events));
+            return copy;
+        }
+    }
+
+    /** Prints, per period of {@link PeriodCloseJob}, its runs and closes. */
+    private void printCloses(Map<String, List<CloseEvent>> closed, long rows, List<String> problems) {
+        out.println();
+        out.println("PeriodCloseJob (fixedRate, holdAtLeast, @Once), per period:");
+        out.printf(Locale.ROOT, "  %-34s  %-38s  %s%n", "@Once key", "runs (got the lease)", "closes committed");
+        closed.forEach((key, events) -> {
+            long committed = events.stream().filter(CloseEvent::ran).count();
+            out.printf(Locale.ROOT, "  %-34s  %-38s  %d%n", key, events.size() + " " + events.stream()
+                    .map(CloseEvent::instance).toList(), committed);
+            if (committed != 1) {
+                problems.add("Period " + key + " was closed " + committed + " times");
+            }
+        });
+        out.println("Rows in period_close: " + rows + " for " + closed.size() + " periods.");
+        if (rows != closed.size()) {
+            problems.add(rows + " rows in period_close for " + closed.size() + " periods");
         }
     }
 

@@ -7,11 +7,13 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import dev.lease.samples.reports.CloseEvent;
 import dev.lease.samples.reports.ReportEvent.Outcome;
 
 /**
  * Runs the demo's three instances on one embedded redis-server and checks that at every tick they all took part in,
- * exactly one of them ran the job and the report was computed once.
+ * exactly one of them ran the job and the report was computed once, and that the fixed-rate close took effect once
+ * per period.
  */
 class ReportsDemoTest {
 
@@ -34,5 +36,9 @@ class ReportsDemoTest {
         // Somebody skipped: the lease, not luck, kept the others out.
         assertThat(result.ticks().values().stream().map(Map::values).flatMap(c -> c.stream()))
                 .contains(Outcome.SKIPPED);
+        // PeriodCloseJob, held 1.5 s of its 2 s: closed once in every period any instance got through.
+        assertThat(result.closes()).hasSizeGreaterThanOrEqualTo(2);
+        result.closes().forEach((key, runs) -> assertThat(runs.stream().filter(CloseEvent::ran)).as(key).hasSize(1));
+        assertThat(result.closeRows()).isEqualTo(result.closes().size());
     }
 }
