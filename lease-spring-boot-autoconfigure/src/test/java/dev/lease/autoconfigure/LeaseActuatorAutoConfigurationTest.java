@@ -181,11 +181,12 @@ class LeaseActuatorAutoConfigurationTest {
                     assertThat(body.held().get(1).token()).as("Redis issues no token").isNull();
                     assertThat(body.held().get(1).thread()).isNull();
                     assertThat(body.elections()).isEmpty();
+                    assertThat(body.waiting()).as("nobody waits for a name").isEmpty();
 
                     // As Actuator writes it: its own mapper, which leaves nulls out unless told otherwise.
                     JsonMapper json = context.getBean(EndpointJsonMapper.class).get();
                     JsonNode tree = json.readTree(json.writeValueAsString(body));
-                    assertThat(tree.propertyNames()).containsExactly("routing", "held", "elections");
+                    assertThat(tree.propertyNames()).containsExactly("routing", "held", "waiting", "elections");
                     assertThat(tree.get("routing").get("EFFICIENCY").asString()).isEqualTo("redis");
                     JsonNode fenced = tree.get("held").get(0);
                     assertThat(fenced.propertyNames()).containsExactly("name", "kind", "backend", "token",
