@@ -146,7 +146,8 @@ public final class EtcdServer implements AutoCloseable {
      * The index of the member that member {@code asked} names as the raft leader now (etcd's gRPC gateway,
      * {@code /v3/maintenance/status}), so that a test can pause a follower and keep the quorum's leader.
      *
-     * @throws IllegalStateException when the member does not answer or knows no leader
+     * @throws IllegalStateException when the member knows no leader, or no member that answers has its id
+     * @throws IOException when the asked member does not answer
      */
     public int leader(int asked) throws IOException {
         String status = post(endpoint(asked) + "/v3/maintenance/status", "{}");
@@ -155,7 +156,14 @@ public final class EtcdServer implements AutoCloseable {
             throw new IllegalStateException("etcd member " + asked + " knows no leader: " + status);
         }
         for (int i = 0; i < members.size(); i++) {
-            String own = post(endpoint(i) + "/v3/maintenance/status", "{}");
+            String own;
+            try {
+                own = post(endpoint(i) + "/v3/maintenance/status", "{}");
+            }
+            catch (IOException silent) {
+                // A paused (kill -STOP) member does not answer; it is not the leader the asked member names.
+                continue;
+            }
             Matcher id = Pattern.compile("\"member_id\":\"(\\d+)\"").matcher(own);
             if (id.find() && id.group(1).equals(leader.group(1))) {
                 return i;
