@@ -31,8 +31,10 @@ import dev.lease.spi.OnceStore;
  */
 @AutoConfiguration(afterName = {"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
         "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
-        "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
-        "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration"})
+        "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration"})
+// Not after TransactionAutoConfiguration: the transaction manager comes from the two above, and ordering this after it
+// made Boot place R2dbcTransactionManagerAutoConfiguration (which TransactionAutoConfiguration follows) before the
+// R2DBC ConnectionFactory existed, leaving a reactive application without its ReactiveTransactionManager.
 @EnableConfigurationProperties(OnceProperties.class)
 public class OnceAutoConfiguration {
 

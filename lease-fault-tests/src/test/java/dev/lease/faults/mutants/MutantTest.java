@@ -125,12 +125,14 @@ class MutantTest {
     /**
      * ./mvnw verify must run every CORRECTNESS scenario against the fence mutant: every class of scenarios is a
      * {@link FaultScenarios} that runs against it, but the Redis and Redlock ones (EFFICIENCY only: their ledgers never
-     * compare tokens, nothing to break) and the batched renewal one (no ledger: it checks which leases were lost).
+     * compare tokens, nothing to break), the batched renewal one (no ledger: it checks which leases were lost) and the
+     * scheduled {@code @Once} one (it counts effects per period, and runs its own mutant: the same ticks without
+     * {@code @Once} must show duplicates; folding it into this machinery is left for issue 43).
      */
     @Test
     void everyCorrectnessScenarioClassRunsAgainstTheFenceMutant() {
         Set<String> efficiencyOnly = Set.of("RedisFaultScenariosTest", "RedisNemesisTest", "RedlockNemesisTest");
-        Set<String> withoutLedger = Set.of("BatchedRenewalFaultScenariosTest");
+        Set<String> withoutLedger = Set.of("BatchedRenewalFaultScenariosTest", "ScheduledOnceFaultScenariosTest");
         List<Class<?>> scenarioClasses = ReflectionSupport.findAllClassesInPackage(SCENARIOS,
                 type -> !Modifier.isAbstract(type.getModifiers()) && type.getEnclosingClass() == null
                         && !ReflectionSupport.findMethods(type, method -> method.isAnnotationPresent(Test.class),
