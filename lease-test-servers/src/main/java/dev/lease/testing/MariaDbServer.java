@@ -72,9 +72,14 @@ public final class MariaDbServer implements AutoCloseable {
         Path installDb = requireBinary("mariadb-install-db");
         Path dir = Files.createTempDirectory("lease-mariadb");
         List<String> asUser = "root".equals(System.getProperty("user.name")) ? List.of("--user=root") : List.of();
+        // Internal temporary tables go to a directory of this server's own: in the shared /tmp, servers bootstrapped
+        // at once by parallel test JVMs met each other's '#sql-temptable-*' files (the install failed with
+        // "Unknown table 'mysql.tmp_proxies_priv'" on a CI run).
+        String tmpdir = "--tmpdir=" + Files.createDirectory(dir.resolve("tmp"));
 
         List<String> install = new ArrayList<>(List.of(installDb.toString(), "--no-defaults",
-                "--datadir=" + dir.resolve("data"), "--auth-root-authentication-method=normal", "--skip-test-db"));
+                "--datadir=" + dir.resolve("data"), "--auth-root-authentication-method=normal", "--skip-test-db",
+                tmpdir));
         install.addAll(asUser);
         install.addAll(INNODB);
         run(install, dir.resolve("install.log"), seconds(120));
@@ -83,7 +88,7 @@ public final class MariaDbServer implements AutoCloseable {
         List<String> server = new ArrayList<>(List.of(mariadbd.toString(), "--no-defaults",
                 "--datadir=" + dir.resolve("data"), "--socket=" + dir.resolve("mariadb.sock"),
                 "--pid-file=" + dir.resolve("mariadb.pid"), "--log-error=" + dir.resolve("error.log"),
-                "--skip-networking=0", "--bind-address=127.0.0.1", "--port=" + port,
+                "--skip-networking=0", "--bind-address=127.0.0.1", "--port=" + port, tmpdir,
                 // What a Debian server is configured with; the lease scripts must not depend on it.
                 "--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci"));
         server.addAll(asUser);
