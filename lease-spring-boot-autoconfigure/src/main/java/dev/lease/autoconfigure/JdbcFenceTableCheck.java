@@ -28,12 +28,12 @@ import dev.lease.spi.Credentials;
 /**
  * The startup check of the auto-configured {@link JdbcFence}'s table, {@code lease_fence}, in the same words as the
  * lease table's. It runs once every bean exists, because the JdbcFence bean is there for every application with a
- * DataSource, whether it writes through it or not: an application whose fenced writes are JPA entities
- * ({@code @FenceColumn}) and that never advances a {@code lease_fence} row must not be refused a table it does not
- * use. So a missing or unreadable table fails the startup when something writes through the fence, as far as the
- * startup can tell: a {@code @Leased} method with a {@code fence}, a {@code @FencedRequest} handler, or a bean that
- * has the fence injected. Otherwise it is said once at INFO, for a fence reached in ways the startup cannot see
- * ({@code LeaseSpec.withFence}, a bean looked up by hand).
+ * DataSource, whether it writes through it or not: an application that never writes a {@code lease_fence} row must
+ * not be refused a table it does not use. So a missing or unreadable table fails the startup when something writes
+ * through the fence, as far as the startup can tell: a {@code @Leased} method with a {@code fence}, a
+ * {@code @FencedRequest} handler, a bean that has the fence injected, or a {@code @FenceColumn} entity (its deletes
+ * keep their row's fence there as a tombstone). Otherwise it is said once at INFO, for a fence reached in ways the
+ * startup cannot see ({@code LeaseSpec.withFence}, a bean looked up by hand).
  */
 final class JdbcFenceTableCheck implements SmartInitializingSingleton {
 
@@ -104,6 +104,9 @@ final class JdbcFenceTableCheck implements SmartInitializingSingleton {
                     writers.add(ClassUtils.getShortName(type) + "." + method.getName());
                 }
             }, ReflectionUtils.USER_DECLARED_METHODS);
+        }
+        if (ClassUtils.isPresent(FencedEntityNames.PRESENT, JdbcFenceTableCheck.class.getClassLoader())) {
+            writers.addAll(FencedEntityNames.in(beanFactory));
         }
         return writers.stream().distinct().toList();
     }
