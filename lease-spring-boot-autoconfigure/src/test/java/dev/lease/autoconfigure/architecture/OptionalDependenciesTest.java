@@ -27,7 +27,9 @@ class OptionalDependenciesTest {
             // Touches the MDC only after checking that org.slf4j.MDC is there (LogContext.PRESENT).
             "dev.lease.core.LogContext", "org.slf4j:slf4j-api",
             // Made only for a method returning a reactive type: its library is there.
-            "dev.lease.aop.ReactiveLeasedCalls", "io.projectreactor:reactor-core");
+            "dev.lease.aop.ReactiveLeasedCalls", "io.projectreactor:reactor-core",
+            // Called by JdbcOnceStore only when the database is H2 (SqlDialect.H2): its driver is there.
+            "dev.lease.once.H2LockTimeout", "com.h2database:h2");
 
     /**
      * What the scan found when it was introduced and nobody has judged yet: each is either guarded in a way the scan
