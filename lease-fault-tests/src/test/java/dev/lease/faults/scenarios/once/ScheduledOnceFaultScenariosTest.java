@@ -18,8 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
 import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;
@@ -64,16 +65,23 @@ class ScheduledOnceFaultScenariosTest extends FaultScenarios {
 
     private enum Fault { PAUSE, FREEZE, KILL }
 
-    @BeforeParameterizedClassInvocation
+    /** One server for both runs (its start is most of a short run's time); each run gets fresh tables. */
+    @BeforeAll
     static void start() throws Exception {
         postgres = PostgresServer.start();
-        new JdbcOnceStore(postgres.dataSource(), new DataSourceTransactionManager(postgres.dataSource()))
-                .createSchema();
-        new JdbcTemplate(postgres.dataSource())
-                .execute("CREATE TABLE job_effect (once_key VARCHAR(255) NOT NULL, instance INT NOT NULL)");
     }
 
-    @AfterParameterizedClassInvocation
+    @BeforeParameterizedClassInvocation
+    static void freshTables() {
+        JdbcTemplate jdbc = new JdbcTemplate(postgres.dataSource());
+        jdbc.execute("DROP TABLE IF EXISTS job_effect");
+        jdbc.execute("DROP TABLE IF EXISTS " + JdbcOnceStore.TABLE);
+        new JdbcOnceStore(postgres.dataSource(), new DataSourceTransactionManager(postgres.dataSource()))
+                .createSchema();
+        jdbc.execute("CREATE TABLE job_effect (once_key VARCHAR(255) NOT NULL, instance INT NOT NULL)");
+    }
+
+    @AfterAll
     static void stop() throws Exception {
         if (postgres != null) {
             postgres.close();
