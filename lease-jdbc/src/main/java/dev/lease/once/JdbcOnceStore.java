@@ -2,6 +2,7 @@ package dev.lease.once;
 
 import java.sql.Types;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -35,8 +36,10 @@ import dev.lease.sql.SqlDialect;
  * IGNORE}, or a failed insert on H2, which leaves its transaction usable): a key committed before inserts nothing
  * and the work is skipped; a key another open transaction inserted makes the insert wait for that transaction's
  * end on the primary key, then insert (it rolled back) or not (it committed). The wait is bounded by a lock timeout
- * on the transaction, set back afterwards. {@code done_at} is the database's clock, which the retention sweep reads
- * too, so that the hosts' clocks never decide what is deleted.
+ * given to the insert itself where the database allows it (PostgreSQL's transaction-local {@code set_config},
+ * MariaDB's {@code SET STATEMENT}, an embedded H2 session's own timeout), so that recording a key is one statement.
+ * {@code done_at} is the database's clock, which the retention sweep reads too, so that the hosts' clocks never
+ * decide what is deleted.
  */
 public final class JdbcOnceStore implements OnceStore {
 
@@ -46,6 +49,16 @@ public final class JdbcOnceStore implements OnceStore {
     /** Longest key, in characters. */
     public static final int MAX_KEY_LENGTH = 255;
 
+    private static final String COLUMNS = "once_key, done_at, token";
+
+    /**
+     * The key's insert on PostgreSQL with its lock timeout (the third parameter) set, local to the transaction, by
+     * the row's own select: the insert waits on another transaction's key only after producing that row.
+     */
+    private static final String POSTGRESQL_BOUNDED_INSERT = "INSERT INTO " + TABLE + " (" + COLUMNS + ") SELECT ?, "
+            + "CURRENT_TIMESTAMP, ? FROM (SELECT set_config('lock_timeout', ?, true)) AS bound"
+            + " ON CONFLICT (once_key) DO NOTHING";
+
     private static final String VERIFY = "SELECT once_key, done_at, token FROM " + TABLE + " WHERE 1 = 0";
 
     private static final int DELETE_BATCH = 500;
@@ -54,6 +67,8 @@ public final class JdbcOnceStore implements OnceStore {
     private final PlatformTransactionManager transactions;
     private final TransactionDefinition required = new DefaultTransactionDefinition();
     private volatile SqlDialect dialect;
+    /** Whether the MySQL dialect's database is MariaDB, which bounds a statement's lock wait in the statement. */
+    private volatile boolean mariaDb;
 
     /**
      * A store in the given DataSource, whose work runs in transactions of the given manager.
@@ -105,14 +120,38 @@ public final class JdbcOnceStore implements OnceStore {
         }
     }
 
+    /**
+     * Inserts the key, its lock wait bounded by {@code wait} in the insert itself where the database allows it, so
+     * that recording a key costs the one statement: on PostgreSQL a transaction-local {@code set_config} evaluated by
+     * the insert before it can wait (it then bounds the rest of the work's transaction too, and ends with it); on
+     * MariaDB {@code SET STATEMENT ... FOR} the insert; on an embedded H2 the session's lock timeout, set and set back
+     * without a statement. MySQL, and H2 over TCP, read, set and restore the lock timeout around the insert.
+     */
     private boolean record(String key, Optional<FencingToken> token, Duration wait) {
         SqlDialect d = dialect();
-        String insert = d.insertUnlessPresent(TABLE, "once_key, done_at, token", "?, " + d.now() + ", ?", "once_key",
-                "?");
         SqlParameterValue tokenValue = new SqlParameterValue(Types.BIGINT, token.map(FencingToken::value).orElse(null));
         Object[] args = d.insertBindsKeyAgain() ? new Object[] {key, tokenValue, key} : new Object[] {key, tokenValue};
+        long start = System.nanoTime();
         try {
-            return LockWaits.bounded(jdbc, d, wait, () -> jdbc.update(insert, args) > 0,
+            if (wait == null) {
+                return jdbc.update(insert(d), args) > 0;
+            }
+            if (d == SqlDialect.POSTGRESQL) {
+                return jdbc.update(POSTGRESQL_BOUNDED_INSERT, key, tokenValue, d.lockTimeout(wait)) > 0;
+            }
+            if (mariaDb) {
+                // A number of seconds this store computed, not an input: SET STATEMENT takes no parameter.
+                return jdbc.update("SET STATEMENT innodb_lock_wait_timeout = " + d.lockTimeout(wait) + " FOR "
+                        + insert(d), args) > 0;
+            }
+            if (d == SqlDialect.H2) {
+                Optional<Boolean> inserted = H2LockTimeout.bounded(jdbc, (int) Math.min(Integer.MAX_VALUE,
+                        (Long) d.lockTimeout(wait)), () -> jdbc.update(insert(d), args) > 0);
+                if (inserted.isPresent()) {
+                    return inserted.get();
+                }
+            }
+            return LockWaits.bounded(jdbc, d, wait, () -> jdbc.update(insert(d), args) > 0,
                     (waitedMillis, ex) -> LeaseUnavailableException.onceKeyBusy(key, Duration.ofMillis(waitedMillis),
                             ex));
         }
@@ -120,6 +159,17 @@ public final class JdbcOnceStore implements OnceStore {
             // H2 alone: its insert looked for the key before another transaction's insert of it committed.
             return false;
         }
+        catch (DataAccessException ex) {
+            if (LockWaits.isLockTimeout(d, ex)) {
+                throw LeaseUnavailableException.onceKeyBusy(key,
+                        Duration.ofMillis((System.nanoTime() - start) / 1_000_000), ex);
+            }
+            throw ex;
+        }
+    }
+
+    private static String insert(SqlDialect d) {
+        return d.insertUnlessPresent(TABLE, COLUMNS, "?, " + d.now() + ", ?", "once_key", "?");
     }
 
     private void requireTransactionOfItsDataSource(String key) {
@@ -203,6 +253,7 @@ public final class JdbcOnceStore implements OnceStore {
             d = SqlDialect.forProductName(product).orElseThrow(() -> new LeaseConfigurationException("@Once keys are "
                     + "recorded on PostgreSQL, MySQL, MariaDB and H2, but the database is '" + product + "'.",
                     "run @Once methods on one of those databases."));
+            mariaDb = product != null && product.toLowerCase(Locale.ROOT).contains("mariadb");
             dialect = d;
         }
         return d;

@@ -77,6 +77,26 @@ abstract class JdbcOnceStoreTest {
         assertThat(effects()).isEqualTo(1);
     }
 
+    /**
+     * The goal of a {@code @Once} transaction: one statement more than the work's own, the key's insert with its lock
+     * wait bounded in it, whether the key is recorded or found committed.
+     */
+    @Test
+    void recordingOrFindingAKeyIsOneStatement() throws Throwable {
+        CountingDataSource counted = new CountingDataSource(dataSource());
+        JdbcOnceStore store = new JdbcOnceStore(counted, new DataSourceTransactionManager(counted));
+        assertThat(store.runOnce(key + "-first", Optional.empty(), WAIT, () -> {
+        })).isTrue();
+        int before = counted.statements();
+        assertThat(store.runOnce(key, Optional.empty(), WAIT, () -> {
+        })).isTrue();
+        assertThat(counted.statements() - before).as("statements of a call that records its key").isEqualTo(1);
+        before = counted.statements();
+        assertThat(store.runOnce(key, Optional.empty(), WAIT, () -> {
+        })).isFalse();
+        assertThat(counted.statements() - before).as("statements of a call whose key was committed").isEqualTo(1);
+    }
+
     @Test
     void theTokenOfTheLeaseIsKeptWithTheKey() throws Throwable {
         first.runOnce(key, Optional.of(new FencingToken("reports", 42)), WAIT, this::effect);

@@ -31,7 +31,11 @@ public enum Mutant {
 
     /** The real thing. */
     NONE("none", "none"),
-    /** The resource's fence moves to every token it is shown, without comparing ({@link Ledger.Check#BROKEN}). */
+    /**
+     * The resource's fence moves to every token it is shown, without comparing ({@link Ledger.Check#BROKEN}); in the
+     * scheduled {@code @Once} scenario, whose fence is the key, every run records a key of its own, as if the job had
+     * no {@code @Once}.
+     */
     FENCE("fence", "fence without the comparison"),
     /** The backend now and then hands out an earlier grant's token again ({@link RepeatingTokenBackend}). */
     REPEATED_TOKEN("repeated-token", "backend that repeats a token"),

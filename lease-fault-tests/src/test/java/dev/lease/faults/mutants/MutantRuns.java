@@ -27,7 +27,9 @@ import dev.lease.faults.harness.FaultRun;
  * that fails (the history check or the scenario's own assertions: any {@link AssertionError}) has <em>detected</em>
  * the mutant: that is recorded in {@link FaultDetection} and the test passes. A scenario that passes did not detect
  * it: recorded too, and a failure of the test only for a CORRECTNESS scenario against {@link Mutant#FENCE}, which
- * every such scenario must catch (it exists to show that the fence refused a stale write). Any other exception
+ * every such scenario must catch (it exists to show that the fence refused a stale write), or for another scenario
+ * that declares it must ({@link #started(String, String, boolean)}: the scheduled {@code @Once} one, whose fence is the
+ * key). Any other exception
  * (a timeout, a child that did not start) is no detection: it is recorded as an error and fails the test where a
  * detection is required.
  */
@@ -35,16 +37,31 @@ public final class MutantRuns implements ArgumentsProvider, InvocationIntercepto
 
     private static final Log log = LogFactory.getLog(MutantRuns.class);
 
-    /** The first fault run the current test started: its scenario name and kind. */
-    private record Started(String scenario, LeaseKind kind) {
+    /**
+     * The first fault run the current test started: its scenario name, kind, and whether it must detect the fence
+     * mutant.
+     */
+    private record Started(String scenario, String kind, boolean fenceRequired) {
     }
 
     private static volatile Started started;
 
-    /** Called by every {@link FaultRun}: the name of the scenario the current test runs. */
+    /**
+     * Called by every {@link FaultRun}: the name of the scenario the current test runs; a CORRECTNESS one must detect
+     * the fence mutant.
+     */
     public static void started(String scenario, LeaseKind kind) {
+        started(scenario, kind.name(), kind == LeaseKind.CORRECTNESS);
+    }
+
+    /**
+     * Called by a scenario that runs without a {@link FaultRun} (its checks are its own): its name, its kind as the
+     * detection table shows it, and whether it must detect the fence mutant, which then fails the build if it does
+     * not.
+     */
+    public static void started(String scenario, String kind, boolean fenceRequired) {
         if (started == null) {
-            started = new Started(scenario, kind);
+            started = new Started(scenario, kind, fenceRequired);
         }
     }
 
@@ -98,18 +115,20 @@ public final class MutantRuns implements ArgumentsProvider, InvocationIntercepto
         double seconds = (System.nanoTime() - begin) / 1e9;
         Started run = started;
         String scenario = run != null ? run.scenario() : extensionContext.getRequiredTestMethod().getName();
-        LeaseKind kind = run != null ? run.kind() : null;
-        boolean required = mutant == Mutant.FENCE && kind == LeaseKind.CORRECTNESS;
+        String kind = run != null ? run.kind() : "?";
+        boolean required = mutant == Mutant.FENCE && run != null && run.fenceRequired();
         FaultDetection.Result result = failure instanceof AssertionError ? FaultDetection.Result.DETECTED
                 : failure == null ? FaultDetection.Result.NOT_DETECTED : FaultDetection.Result.ERROR;
-        FaultDetection.record(new FaultDetection.Cell(scenario, kind == null ? "?" : kind.name(), mutant, result,
+        FaultDetection.record(new FaultDetection.Cell(scenario, kind, mutant, result,
                 failure == null ? "" : FaultDetection.firstProblem(failure), seconds));
         log.info("Mutant run of " + scenario + " against the " + mutant.title + ": " + result
                 + (failure == null ? "" : ": " + FaultDetection.firstProblem(failure)));
         if (required && result == FaultDetection.Result.NOT_DETECTED) {
-            throw new AssertionError(scenario + " passed against the " + mutant.title + ": a CORRECTNESS scenario "
-                    + "must see at least one stale write land after a successor's write and be refused, and no such "
-                    + "write happened (or the check did not notice it was accepted)");
+            throw new AssertionError(scenario + " passed against the " + mutant.title + (LeaseKind.CORRECTNESS.name()
+                    .equals(kind) ? ": a CORRECTNESS scenario must see at least one stale write land after a "
+                            + "successor's write and be refused, and no such write happened (or the check did not "
+                            + "notice it was accepted)"
+                            : ": the scenario must detect it (see its javadoc for what the mutant breaks there)"));
         }
         if (required && result == FaultDetection.Result.ERROR) {
             throw failure;

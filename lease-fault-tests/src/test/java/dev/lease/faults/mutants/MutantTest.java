@@ -120,19 +120,21 @@ class MutantTest {
         assertThat(MutantRuns.mutantsFor(redis, Mutant.NONE)).containsExactly(Mutant.NONE);
         assertThat(MutantRuns.mutantsFor(jdbc, Mutant.REPEATED_TOKEN)).containsExactly(Mutant.REPEATED_TOKEN);
         assertThat(MutantRuns.mutantsFor(redis, Mutant.SWALLOWED_INTERRUPT)).containsExactly(Mutant.SWALLOWED_INTERRUPT);
+        Class<?> once = Class.forName(SCENARIOS + ".once.ScheduledOnceFaultScenariosTest");
+        assertThat(MutantRuns.mutantsFor(once, Mutant.NONE)).containsExactly(Mutant.NONE, Mutant.FENCE);
     }
 
     /**
      * ./mvnw verify must run every CORRECTNESS scenario against the fence mutant: every class of scenarios is a
      * {@link FaultScenarios} that runs against it, but the Redis and Redlock ones (EFFICIENCY only: their ledgers never
-     * compare tokens, nothing to break), the batched renewal one (no ledger: it checks which leases were lost) and the
-     * scheduled {@code @Once} one (it counts effects per period, and runs its own mutant: the same ticks without
-     * {@code @Once} must show duplicates; folding it into this machinery is left for issue 43).
+     * compare tokens, nothing to break) and the batched renewal one (no ledger: it checks which leases were lost). The
+     * scheduled {@code @Once} one is a FaultScenarios like the others: against the fence mutant its job's key guards
+     * nothing, and it must detect the duplicates.
      */
     @Test
     void everyCorrectnessScenarioClassRunsAgainstTheFenceMutant() {
         Set<String> efficiencyOnly = Set.of("RedisFaultScenariosTest", "RedisNemesisTest", "RedlockNemesisTest");
-        Set<String> withoutLedger = Set.of("BatchedRenewalFaultScenariosTest", "ScheduledOnceFaultScenariosTest");
+        Set<String> withoutLedger = Set.of("BatchedRenewalFaultScenariosTest");
         List<Class<?>> scenarioClasses = ReflectionSupport.findAllClassesInPackage(SCENARIOS,
                 type -> !Modifier.isAbstract(type.getModifiers()) && type.getEnclosingClass() == null
                         && !ReflectionSupport.findMethods(type, method -> method.isAnnotationPresent(Test.class),

@@ -29,7 +29,9 @@ class OptionalDependenciesTest {
             // Made only for a method returning a reactive type: its library is there.
             "dev.lease.aop.ReactiveLeasedCalls", "io.projectreactor:reactor-core",
             // Called by JdbcFenceTableCheck only after checking that JPA is there (FencedEntityNames.PRESENT).
-            "dev.lease.autoconfigure.FencedEntityNames", "jakarta.persistence:jakarta.persistence-api");
+            "dev.lease.autoconfigure.FencedEntityNames", "jakarta.persistence:jakarta.persistence-api",
+            // Called by JdbcOnceStore only when the database is H2 (SqlDialect.H2): its driver is there.
+            "dev.lease.once.H2LockTimeout", "com.h2database:h2");
 
     /**
      * What the scan found when it was introduced and nobody has judged yet: each is either guarded in a way the scan

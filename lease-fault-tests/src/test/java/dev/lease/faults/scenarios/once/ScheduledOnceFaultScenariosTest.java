@@ -3,189 +3,253 @@ package dev.lease.faults.scenarios.once;
 import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.ObjectProvider;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
 import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.scheduling.annotation.EnableScheduling;
-import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
-import dev.lease.LeaseKind;
-import dev.lease.Leased;
-import dev.lease.Once;
-import dev.lease.WhenBusy;
-import dev.lease.aop.OnceAnnotationBeanPostProcessor;
-import dev.lease.aop.OnceListener;
-import dev.lease.autoconfigure.LeaseAutoConfiguration;
-import dev.lease.autoconfigure.OnceAutoConfiguration;
+import dev.lease.faults.checker.FaultResults;
+import dev.lease.faults.checker.History;
+import dev.lease.faults.harness.Seeds;
 import dev.lease.faults.harness.Soak;
-import dev.lease.spi.OnceStore;
+import dev.lease.faults.mutants.FaultScenarios;
+import dev.lease.faults.mutants.Mutant;
+import dev.lease.faults.mutants.MutantRuns;
+import dev.lease.once.JdbcOnceStore;
 import dev.lease.testing.PostgresServer;
+import dev.lease.testing.TcpProxy;
 
 /**
- * A scheduled job on three instances of an application sharing one PostgreSQL, ticking every second under an
- * EFFICIENCY lease with {@code whenBusy = SKIP} and {@code @Once(key = "job-#{period}")}, under faults no lease can
- * hide: each instance has its own lease store (so their leases never exclude each other, as when a holder is paused
- * past its ttl), a holder that now and then stays paused inside its transaction for longer than a period (ignoring
- * any interrupt), and clocks set apart by up to 400 ms. The effects are counted per period: exactly one for every
- * period in which a run committed, never two. The same ticks through a method without {@code @Once} (the mutant)
- * must show a period with more than one effect, or the scenario could not tell.
+ * A scheduled job on three instances of an application ({@link OnceJob}) sharing one PostgreSQL, each through a link
+ * of its own, ticking every second with {@code @Once(key = "job-#{period}")} under faults no lease can hide: leases
+ * that never exclude each other (each instance has its own store), clocks set apart by up to 450 ms, and a nemesis
+ * striking inside runs, after the effect and before the commit: a holder paused longer than a period (deaf to
+ * interrupts), a link frozen with the transaction open, an instance killed (its connections reset, its context
+ * closed, a new instance started in its place). The effects are counted per period: exactly one for every period in
+ * which a run committed, never two. Against the {@linkplain Mutant#FENCE fence mutant} the job's key guards nothing
+ * ({@link OnceJob.KeyedStore}), and the count must find a period that took effect twice.
  */
-class ScheduledOnceFaultScenariosTest {
+class ScheduledOnceFaultScenariosTest extends FaultScenarios {
 
+    private static final Log log = LogFactory.getLog(ScheduledOnceFaultScenariosTest.class);
+
+    private static final String SCENARIO = "scheduled-once";
+    private static final String BACKEND = "in-memory leases, @Once on PostgreSQL (Spring)";
+    private static final String KIND = "EFFICIENCY + @Once";
     private static final int INSTANCES = 3;
-    private static final long[] CLOCK_OFFSETS_MILLIS = {0, 250, -400};
+    private static final int MIN_PERIODS = 6;
+    private static final Duration BOUND = seconds(30);
 
     private static PostgresServer postgres;
-    private static final List<ConfigurableApplicationContext> instances = new ArrayList<>();
 
+    private enum Fault { PAUSE, FREEZE, KILL }
+
+    /** One server for both runs (its start is most of a short run's time); each run gets fresh tables. */
     @BeforeAll
-    static void startInstances() throws Exception {
+    static void start() throws Exception {
         postgres = PostgresServer.start();
-        new JdbcTemplate(postgres.dataSource()).execute("CREATE TABLE job_effect (once_key VARCHAR(255) NOT NULL)");
-        new JdbcTemplate(postgres.dataSource()).execute("CREATE TABLE unguarded_effect (period VARCHAR(40) NOT NULL)");
-        for (int i = 0; i < INSTANCES; i++) {
-            instances.add(new SpringApplicationBuilder(Job.class).web(WebApplicationType.NONE)
-                    .bannerMode(Banner.Mode.OFF).logStartupInfo(false)
-                    .properties(Map.of("lease.backend", "in-memory", "lease.default-ttl", "2s",
-                            "lease.once.initialize-schema", "always", "lease.once.wait", "5s",
-                            "spring.datasource.url", postgres.jdbcUrl(), "spring.main.register-shutdown-hook", "false",
-                            "job.instance", String.valueOf(i), "job.clock-offset", String.valueOf(
-                                    CLOCK_OFFSETS_MILLIS[i])))
-                    .run());
-        }
+    }
+
+    @BeforeParameterizedClassInvocation
+    static void freshTables() {
+        JdbcTemplate jdbc = new JdbcTemplate(postgres.dataSource());
+        jdbc.execute("DROP TABLE IF EXISTS job_effect");
+        jdbc.execute("DROP TABLE IF EXISTS " + JdbcOnceStore.TABLE);
+        new JdbcOnceStore(postgres.dataSource(), new DataSourceTransactionManager(postgres.dataSource()))
+                .createSchema();
+        jdbc.execute("CREATE TABLE job_effect (once_key VARCHAR(255) NOT NULL, instance INT NOT NULL)");
     }
 
     @AfterAll
-    static void stopInstances() throws Exception {
-        instances.forEach(ConfigurableApplicationContext::close);
+    static void stop() throws Exception {
         if (postgres != null) {
             postgres.close();
         }
     }
 
     @Test
-    void everyPeriodTakesEffectOnceWithOnceAndMoreThanOnceWithout() {
+    void everyPeriodInWhichARunCommittedTookEffectOnce() throws Exception {
+        MutantRuns.started(SCENARIO, KIND, true);
+        String scenario = SCENARIO + Mutant.suffix();
+        Random random = new Random(Seeds.of(scenario));
         JdbcTemplate jdbc = new JdbcTemplate(postgres.dataSource());
-        int periods = Soak.rounds(6);
-        Awaitility.await().atMost(seconds(periods * 4L)).until(() -> jdbc.queryForObject(
-                "SELECT COUNT(*) FROM job_effect", Integer.class) >= periods);
-        instances.forEach(instance -> instance.getBean(Job.class).stop());
-
-        List<Map<String, Object>> perPeriod = jdbc.queryForList(
-                "SELECT once_key, COUNT(*) AS n FROM job_effect GROUP BY once_key ORDER BY once_key");
-        assertThat(perPeriod).as("periods with an effect").hasSizeGreaterThanOrEqualTo(periods);
-        for (Map<String, Object> period : perPeriod) {
-            assertThat(((Number) period.get("n")).intValue()).as("effects of %s", period.get("once_key"))
-                    .isEqualTo(1);
+        OnceJob.reset();
+        long begin = System.nanoTime();
+        List<Instance> instances = new ArrayList<>();
+        List<Fault> schedule = schedule(random, Soak.rounds(Fault.values().length));
+        try {
+            for (int i = 0; i < INSTANCES; i++) {
+                instances.add(Instance.start(i, i == 0 ? 0 : offset(random)));
+            }
+            for (Fault fault : schedule) {
+                int effectsBefore = effects(jdbc);
+                strike(fault, instances, random);
+                // Back to normal ticking before the next fault.
+                Awaitility.await().atMost(BOUND).until(() -> effects(jdbc) > effectsBefore);
+            }
+            Awaitility.await().atMost(BOUND).until(() -> periods(jdbc) >= MIN_PERIODS);
         }
-        List<String> committedKeys = jdbc.queryForList("SELECT once_key FROM lease_once WHERE once_key LIKE 'job-%'",
-                String.class);
-        assertThat(perPeriod.stream().map(period -> (String) period.get("once_key")))
-                .as("a period with a committed run has its effect").containsExactlyInAnyOrderElementsOf(committedKeys);
-
-        Integer mostUnguarded = jdbc.queryForObject(
-                "SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM unguarded_effect GROUP BY period) t", Integer.class);
-        assertThat(mostUnguarded).as("the mutant without @Once: most effects in one period").isGreaterThan(1);
+        finally {
+            instances.stream().filter(instance -> instance.context().isActive())
+                    .forEach(instance -> instance.job().stop());
+            instances.forEach(Instance::close);
+        }
+        check(scenario, jdbc, schedule.size(), (System.nanoTime() - begin) / 1e9);
     }
 
-    @Configuration(proxyBeanMethods = false)
-    @ImportAutoConfiguration({LeaseAutoConfiguration.class, OnceAutoConfiguration.class, DataSourceAutoConfiguration.class,
-        DataSourceTransactionManagerAutoConfiguration.class, JdbcTemplateAutoConfiguration.class})
-    @EnableScheduling
-    static class Job {
-
-        private final JdbcTemplate jdbc;
-        private final Random random;
-        private final boolean pausing;
-        private final Clock clock;
-        private volatile boolean stopped;
-
-        Job(JdbcTemplate jdbc, Environment environment) {
-            this.jdbc = jdbc;
-            int instance = environment.getRequiredProperty("job.instance", Integer.class);
-            this.random = new Random(instance);
-            this.pausing = instance == 0;
-            this.clock = clock(environment);
+    /** Every fault once, in a seeded order, then as many more as the rounds ask for. */
+    private static List<Fault> schedule(Random random, int rounds) {
+        List<Fault> schedule = new ArrayList<>(List.of(Fault.values()));
+        Collections.shuffle(schedule, random);
+        while (schedule.size() < rounds) {
+            schedule.add(Fault.values()[random.nextInt(Fault.values().length)]);
         }
+        return schedule;
+    }
 
-        /** This host's clock, set apart from the others'. */
-        static Clock clock(Environment environment) {
-            return Clock.offset(Clock.systemUTC(),
-                    Duration.ofMillis(environment.getRequiredProperty("job.clock-offset", Long.class)));
-        }
+    /** Within half the period either way: the hosts still agree on most ticks' period, not on all. */
+    private static long offset(Random random) {
+        return random.nextInt(901) - 450;
+    }
 
-        @Bean
-        static OnceAnnotationBeanPostProcessor onceAnnotationBeanPostProcessor(ObjectProvider<OnceStore> stores,
-                ObjectProvider<OnceListener> listeners, Environment environment) {
-            return new OnceAnnotationBeanPostProcessor(stores, listeners, Duration.ofSeconds(5), clock(environment));
-        }
-
-        public void stop() {
-            stopped = true;
-        }
-
-        @Scheduled(fixedRate = 1000)
-        @Leased(name = "job", kind = LeaseKind.EFFICIENCY, whenBusy = WhenBusy.SKIP)
-        @Once(key = "job-#{period}")
-        public void run() {
-            if (stopped) {
-                // Rolls the key back: only runs with an effect commit one, so every committed key must have one.
-                throw new IllegalStateException("the scenario is over");
+    /** Strikes {@code fault} inside the next run of any instance, and waits for it to be over. */
+    private static void strike(Fault fault, List<Instance> instances, Random random) throws Exception {
+        AtomicInteger victim = new AtomicInteger(-1);
+        CountDownLatch struck = new CountDownLatch(1);
+        CountDownLatch over = new CountDownLatch(1);
+        long pauseMillis = 1200 + random.nextInt(1000);
+        OnceJob.arm(index -> {
+            victim.set(index);
+            if (fault == Fault.FREEZE) {
+                instances.get(index).link().freeze();
             }
-            // The only key without an effect this transaction sees is its own: committed keys have theirs.
-            jdbc.update("INSERT INTO job_effect (once_key) SELECT once_key FROM lease_once WHERE once_key LIKE 'job-%'"
-                    + " AND once_key NOT IN (SELECT once_key FROM job_effect)");
-            if (pausing && random.nextInt(3) == 0) {
-                pause(Duration.ofMillis(2500));
+            struck.countDown();
+            if (fault == Fault.PAUSE) {
+                OnceJob.pause(Duration.ofMillis(pauseMillis));
+                over.countDown();
             }
-        }
-
-        /** The same job without @Once: the mutant. */
-        @Scheduled(fixedRate = 1000)
-        @Leased(name = "unguarded-job", kind = LeaseKind.EFFICIENCY, whenBusy = WhenBusy.SKIP)
-        public void runWithoutOnce() {
-            if (!stopped) {
-                long window = Math.floorDiv(clock.millis(), 1000);
-                jdbc.update("INSERT INTO unguarded_effect (period) VALUES (?)", String.valueOf(window));
+            else if (fault == Fault.KILL) {
+                // Dead from here on: it only returns to a commit on a connection the database has dropped.
+                awaitQuietly(over, seconds(10));
+            }
+        });
+        await(struck, BOUND);
+        Instance instance = instances.get(victim.get());
+        log.info("Fault " + fault + " inside a run of instance " + instance.index());
+        switch (fault) {
+            case PAUSE -> await(over, BOUND);
+            case FREEZE -> {
+                OnceJob.pause(Duration.ofMillis(1000 + random.nextInt(1000)));
+                instance.link().unfreeze();
+            }
+            case KILL -> {
+                instance.cutOff();
+                // Released before the context closes, which would wait for it: it returns to a dead connection.
+                over.countDown();
+                instance.context().close();
+                instances.set(instance.index(), Instance.start(instance.index(), offset(random)));
             }
         }
+    }
 
-        /** A holder paused inside its transaction, deaf to the interrupt of its lost lease. */
-        private static void pause(Duration length) {
-            long end = System.nanoTime() + length.toNanos();
-            boolean interrupted = false;
-            while (System.nanoTime() < end) {
-                try {
-                    Thread.sleep(Math.max(1, (end - System.nanoTime()) / 1_000_000));
-                }
-                catch (InterruptedException ex) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+    private static void awaitQuietly(CountDownLatch latch, Duration bound) {
+        try {
+            latch.await(bound.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            // Deaf, as a dead host is: the caller goes on to its commit, which fails.
+            awaitQuietly(latch, bound);
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void await(CountDownLatch latch, Duration bound) throws InterruptedException {
+        if (!latch.await(bound.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("no run of the job reached the fault within " + bound);
+        }
+    }
+
+    private static int effects(JdbcTemplate jdbc) {
+        return jdbc.queryForObject("SELECT COUNT(*) FROM job_effect", Integer.class);
+    }
+
+    private static int periods(JdbcTemplate jdbc) {
+        return jdbc.queryForObject("SELECT COUNT(DISTINCT once_key) FROM job_effect", Integer.class);
+    }
+
+    /** The results row, then the verdict: one effect per period with a committed key, and none without. */
+    private static void check(String scenario, JdbcTemplate jdbc, int faults, double seconds) {
+        List<Map<String, Object>> twice = jdbc.queryForList("SELECT once_key, COUNT(*) AS n, STRING_AGG(CAST(instance "
+                + "AS TEXT), ',') AS instances FROM job_effect GROUP BY once_key HAVING COUNT(*) > 1 ORDER BY once_key");
+        int effects = effects(jdbc);
+        int periods = periods(jdbc);
+        FaultResults.record(new FaultResults.Row(scenario, BACKEND, KIND, periods, faults, effects,
+                OnceJob.skipped.get(), OnceJob.bodies.get() - effects, effects - periods, "–", "–",
+                new History.LossToInterrupt(List.of(), List.of(), 0, 0), seconds, "–"));
+        log.info(scenario + ": " + periods + " periods took effect, " + effects + " effects, " + OnceJob.bodies.get()
+                + " runs, " + OnceJob.skipped.get() + " skipped, " + faults + " faults");
+        assertThat(twice).as("periods that took effect more than once (key, effects, instances)").isEmpty();
+        Set<String> committed = new TreeSet<>();
+        jdbc.queryForList("SELECT once_key FROM lease_once WHERE once_key LIKE ?", String.class,
+                OnceJob.KEY_PREFIX + "%").forEach(key -> committed.add(key.replaceAll("#.*", "")));
+        assertThat(new TreeSet<>(jdbc.queryForList("SELECT DISTINCT once_key FROM job_effect", String.class)))
+                .as("periods with an effect: those whose key committed").isEqualTo(committed);
+        assertThat(periods).as("periods that took effect").isGreaterThanOrEqualTo(MIN_PERIODS);
+    }
+
+    /** One instance of the application and its link to the database. */
+    private record Instance(int index, TcpProxy link, ConfigurableApplicationContext context) {
+
+        static Instance start(int index, long clockOffsetMillis) throws Exception {
+            TcpProxy link = new TcpProxy(postgres.port());
+            ConfigurableApplicationContext context = new SpringApplicationBuilder(OnceJob.class)
+                    .web(WebApplicationType.NONE).bannerMode(Banner.Mode.OFF).logStartupInfo(false)
+                    .properties(Map.of("lease.backend", "in-memory", "lease.default-ttl", "2s",
+                            "lease.once.initialize-schema", "never",
+                            "spring.datasource.url", "jdbc:postgresql://127.0.0.1:" + link.port()
+                                    + "/postgres?user=postgres",
+                            "spring.main.register-shutdown-hook", "false", "job.instance", String.valueOf(index),
+                            "job.clock-offset", String.valueOf(clockOffsetMillis)))
+                    .run();
+            log.info("Instance " + index + " started, its clock " + clockOffsetMillis + " ms off");
+            return new Instance(index, link, context);
+        }
+
+        OnceJob job() {
+            return context.getBean(OnceJob.class);
+        }
+
+        /** As the database sees a crashed host: every connection reset, none accepted again. */
+        void cutOff() {
+            link.reset();
+            link.close();
+        }
+
+        void close() {
+            link.unfreeze();
+            context.close();
+            link.close();
         }
     }
 }
