@@ -29,7 +29,7 @@ public final class SharedDatabase<D> implements BeforeAllCallback {
     private volatile Class<?> owner;
     private volatile D database;
 
-    private SharedDatabase(Function<String, D> create) {
+    SharedDatabase(Function<String, D> create) {
         this.create = create;
     }
 
