@@ -27,8 +27,8 @@ import dev.lease.testing.TcpProxy;
  * @param throughProxy one connection of the lease user through a {@link TcpProxy} in front of {@code port}
  * @param grantOnTestTable grants the lease user what it needs on a table a test made through {@code admin}
  */
-record TestDatabase(Object server, AutoCloseable closer, DataSource first, DataSource second, DataSource admin, String table,
-        SqlDialect dialect, int port, Function<TcpProxy, SingleConnectionDataSource> throughProxy,
+record TestDatabase(Object server, AutoCloseable closer, DataSource first, DataSource second, DataSource admin,
+        String table, SqlDialect dialect, int port, Function<TcpProxy, SingleConnectionDataSource> throughProxy,
         Consumer<String> grantOnTestTable) implements AutoCloseable {
 
     /** H2 in this JVM, dropped on {@link #close()}: no network to a server. */
