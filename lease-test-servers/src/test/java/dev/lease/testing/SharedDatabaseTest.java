@@ -25,7 +25,8 @@ class SharedDatabaseTest {
     @Test
     void anyHintMakesAValidName() {
         assertThat(SharedServers.uniqueName("POSTGRESQL_SHARED_TOKENS")).startsWith("postgresql_shared_tokens_");
-        assertThat(SharedServers.uniqueName("1st test; DROP DATABASE x")).matches("db_1st_test__drop_database_x_[0-9]+");
+        assertThat(SharedServers.uniqueName("1st test; DROP DATABASE x"))
+                .matches("db_1st_test__drop_database_x_[0-9]+");
         assertThat(SharedServers.uniqueName("")).matches("db__[0-9]+");
         assertThat(SharedServers.uniqueName("A".repeat(200))).hasSizeLessThanOrEqualTo(63).matches("a+_[0-9]+");
     }
