@@ -2,11 +2,13 @@ package dev.lease.fence;
 
 import javax.sql.DataSource;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
+import dev.lease.testing.MariaDbDatabase;
 import dev.lease.testing.MariaDbServer;
+import dev.lease.testing.SharedDatabase;
 
 /**
  * {@link FenceAtGrantReentryTest} on a real MariaDB server, whose InnoDB lock wait timeout (50 s by default, whole
@@ -15,25 +17,16 @@ import dev.lease.testing.MariaDbServer;
 @EnabledIf(value = MariaDbServer.INSTALLED, disabledReason = MariaDbServer.NOT_INSTALLED)
 class MariaDbFenceAtGrantReentryTest extends FenceAtGrantReentryTest {
 
-    private static MariaDbServer mariadb;
-    private static DataSource dataSource;
+    @RegisterExtension
+    static final SharedDatabase<MariaDbDatabase> MARIADB = SharedDatabase.mariadb();
 
     @BeforeAll
-    static void startMariaDb() throws Exception {
-        mariadb = MariaDbServer.start("fences");
-        dataSource = mariadb.dataSource();
-        createTables(dataSource);
-    }
-
-    @AfterAll
-    static void stopMariaDb() {
-        if (mariadb != null) {
-            mariadb.close();
-        }
+    static void createTables() {
+        createTables(MARIADB.get().dataSource());
     }
 
     @Override
     protected DataSource dataSource() {
-        return dataSource;
+        return MARIADB.get().dataSource();
     }
 }

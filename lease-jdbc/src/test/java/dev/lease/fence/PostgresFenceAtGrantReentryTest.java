@@ -2,10 +2,11 @@ package dev.lease.fence;
 
 import javax.sql.DataSource;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.lease.testing.PostgresServer;
+import dev.lease.testing.PostgresDatabase;
+import dev.lease.testing.SharedDatabase;
 
 /**
  * {@link FenceAtGrantReentryTest} on a real PostgreSQL server, which has no lock timeout by default and cannot see a
@@ -13,25 +14,16 @@ import dev.lease.testing.PostgresServer;
  */
 class PostgresFenceAtGrantReentryTest extends FenceAtGrantReentryTest {
 
-    private static PostgresServer postgres;
-    private static DataSource dataSource;
+    @RegisterExtension
+    static final SharedDatabase<PostgresDatabase> POSTGRES = SharedDatabase.postgres();
 
     @BeforeAll
-    static void startPostgres() throws Exception {
-        postgres = PostgresServer.start();
-        dataSource = postgres.dataSource();
-        createTables(dataSource);
-    }
-
-    @AfterAll
-    static void stopPostgres() throws Exception {
-        if (postgres != null) {
-            postgres.close();
-        }
+    static void createTables() {
+        createTables(POSTGRES.get().dataSource());
     }
 
     @Override
     protected DataSource dataSource() {
-        return dataSource;
+        return POSTGRES.get().dataSource();
     }
 }

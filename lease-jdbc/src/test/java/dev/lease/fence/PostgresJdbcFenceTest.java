@@ -2,42 +2,31 @@ package dev.lease.fence;
 
 import javax.sql.DataSource;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import dev.lease.testing.PostgresServer;
+import dev.lease.testing.PostgresDatabase;
+import dev.lease.testing.SharedDatabase;
 
 /** {@link JdbcFence} on a real PostgreSQL server. */
 class PostgresJdbcFenceTest extends JdbcFenceTest {
 
-    private static PostgresServer postgres;
-
-    /** One DataSource object: transactions are bound to it, a second instance would not join them. */
-    private static DataSource dataSource;
+    @RegisterExtension
+    static final SharedDatabase<PostgresDatabase> POSTGRES = SharedDatabase.postgres();
 
     @BeforeAll
-    static void startPostgres() throws Exception {
-        postgres = PostgresServer.start();
-        dataSource = postgres.dataSource();
-        createTables(dataSource);
-    }
-
-    @AfterAll
-    static void stopPostgres() throws Exception {
-        if (postgres != null) {
-            postgres.close();
-        }
+    static void createTables() {
+        createTables(POSTGRES.get().dataSource());
     }
 
     @Override
     protected DataSource dataSource() {
-        return dataSource;
+        return POSTGRES.get().dataSource();
     }
 
     @Override
     protected void awaitABlockedSession(JdbcTemplate observer) {
-        awaitTrue(() -> observer.queryForObject(
-                "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'", Integer.class) > 0);
+        awaitTrue(() -> POSTGRES.get().lockWaits() > 0);
     }
 }

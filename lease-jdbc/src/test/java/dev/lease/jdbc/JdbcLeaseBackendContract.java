@@ -58,8 +58,8 @@ import dev.lease.testing.TcpProxy;
 /**
  * The contract suite plus what is specific to leases in a table: expiry on the database clock, two application
  * instances on separate DataSources, and bookkeeping that stays out of the caller's transaction. Run once per
- * {@link JdbcVariant} its subclass names, each on a database started for it and closed after it; a subclass runs
- * variants of one token mode or user, so that the slow server variants run in different test JVMs.
+ * {@link JdbcVariant} its subclass names, each on a database of its own (see {@link JdbcVariant#start()}); a subclass
+ * runs variants of one token mode or user, so that the slow server variants run in different test JVMs.
  */
 @ParameterizedClass(name = "{0}")
 abstract class JdbcLeaseBackendContract extends LeaseBackendContractTest<JdbcLeaseBackend.JdbcGrant> {

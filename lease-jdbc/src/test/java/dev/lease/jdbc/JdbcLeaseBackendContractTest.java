@@ -42,7 +42,8 @@ import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
 import dev.lease.spi.LeaseBackend;
 import dev.lease.testing.BlockingWork;
-import dev.lease.testing.MariaDbServer;
+import dev.lease.testing.MariaDbDatabase;
+import dev.lease.testing.PostgresDatabase;
 import dev.lease.testing.PostgresServer;
 import dev.lease.testing.TcpProxy;
 
@@ -71,8 +72,8 @@ class JdbcLeaseBackendContractTest extends JdbcLeaseBackendContract {
     @OnlyOn(JdbcVariant.POSTGRESQL)
     class OnPostgresql {
 
-        private static PostgresServer postgres() {
-            return database().server(PostgresServer.class);
+        private static PostgresDatabase postgres() {
+            return database().server(PostgresDatabase.class);
         }
 
         @Test
@@ -113,7 +114,8 @@ class JdbcLeaseBackendContractTest extends JdbcLeaseBackendContract {
                 JdbcLeaseBackend holder = new JdbcLeaseBackend(single);
                 assertHolderLosesLeaseWhen(holder, () -> {
                     Integer killed = new JdbcTemplate(postgres().dataSource()).queryForObject(
-                            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ?",
+                            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ?"
+                                    + " AND datname = current_database()",
                             Integer.class, "lease-holder");
                     assertThat(killed).as("holder connections terminated").isEqualTo(1);
                 });
@@ -150,7 +152,7 @@ class JdbcLeaseBackendContractTest extends JdbcLeaseBackendContract {
             try (TcpProxy proxy = new TcpProxy(postgres().port());
                     LeaseEngine holders = new LeaseEngine(BackendRouter.of(direct), LeaseDefaults.standard())) {
                 SingleConnectionDataSource viaProxy = new SingleConnectionDataSource(
-                        "jdbc:postgresql://" + proxy.address() + "/postgres", "postgres", "", true);
+                        "jdbc:postgresql://" + proxy.address() + "/" + postgres().name(), "postgres", "", true);
                 Map<LeaseKind, LeaseBackend<?>> cutOff = new EnumMap<>(LeaseKind.class);
                 cutOff.put(LeaseKind.CORRECTNESS, new JdbcLeaseBackend(viaProxy));
                 cutOff.put(LeaseKind.EFFICIENCY, cutOff.get(LeaseKind.CORRECTNESS));
@@ -236,8 +238,8 @@ class JdbcLeaseBackendContractTest extends JdbcLeaseBackendContract {
             parisLoaded = mariadb().loadTimeZone("Europe/Paris");
         }
 
-        private static MariaDbServer mariadb() {
-            return database().server(MariaDbServer.class);
+        private static MariaDbDatabase mariadb() {
+            return database().server(MariaDbDatabase.class);
         }
 
         @Test

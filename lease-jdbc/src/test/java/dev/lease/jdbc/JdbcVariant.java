@@ -13,7 +13,9 @@ import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 import dev.lease.jdbc.JdbcLeaseBackend.Tokens;
 import dev.lease.sql.SqlDialect;
+import dev.lease.testing.MariaDbDatabase;
 import dev.lease.testing.MariaDbServer;
+import dev.lease.testing.PostgresDatabase;
 import dev.lease.testing.PostgresServer;
 
 /**
@@ -21,7 +23,9 @@ import dev.lease.testing.PostgresServer;
  * each with per-name tokens and with {@code lease.jdbc.token: shared} (idle rows deleted, in a table of its own), and
  * on the servers as a user with only the grants docs/security.md gives the lease user. On MariaDB the second
  * application instance's driver counts changed rows rather than matched ones ({@code useAffectedRows=true}), so the
- * suite runs with both settings. {@link #start()} starts the variant's database; the test closes it.
+ * suite runs with both settings. {@link #start()} gives the variant a database of its own: a new one on the server its
+ * test JVM shares, but a server of its own where the variant creates users or roles (server-wide); the test closes
+ * it.
  */
 enum JdbcVariant {
 
@@ -40,10 +44,9 @@ enum JdbcVariant {
     POSTGRESQL(Tokens.PER_NAME) {
         @Override
         TestDatabase start() throws Exception {
-            return withPostgres(postgres -> {
-                new JdbcLeaseBackend(postgres.dataSource()).createSchema();
-                return asSuperuser(postgres, JdbcLeaseBackend.DEFAULT_TABLE);
-            });
+            PostgresDatabase postgres = PostgresDatabase.create(name());
+            new JdbcLeaseBackend(postgres.dataSource()).createSchema();
+            return asSuperuser(postgres, JdbcLeaseBackend.DEFAULT_TABLE);
         }
     },
 
@@ -51,10 +54,9 @@ enum JdbcVariant {
     MARIADB(Tokens.PER_NAME) {
         @Override
         TestDatabase start() throws Exception {
-            return withMariaDb(mariadb -> {
-                new JdbcLeaseBackend(mariadb.dataSource()).createSchema();
-                return asRoot(mariadb, JdbcLeaseBackend.DEFAULT_TABLE);
-            });
+            MariaDbDatabase mariadb = sharedMariaDb(name());
+            new JdbcLeaseBackend(mariadb.dataSource()).createSchema();
+            return asRoot(mariadb, JdbcLeaseBackend.DEFAULT_TABLE);
         }
     },
 
@@ -72,10 +74,9 @@ enum JdbcVariant {
     POSTGRESQL_SHARED_TOKENS(Tokens.SHARED) {
         @Override
         TestDatabase start() throws Exception {
-            return withPostgres(postgres -> {
-                createSharedTokenSchema(postgres.dataSource());
-                return asSuperuser(postgres, SHARED_TABLE);
-            });
+            PostgresDatabase postgres = PostgresDatabase.create(name());
+            createSharedTokenSchema(postgres.dataSource());
+            return asSuperuser(postgres, SHARED_TABLE);
         }
     },
 
@@ -83,10 +84,9 @@ enum JdbcVariant {
     MARIADB_SHARED_TOKENS(Tokens.SHARED) {
         @Override
         TestDatabase start() throws Exception {
-            return withMariaDb(mariadb -> {
-                createSharedTokenSchema(mariadb.dataSource());
-                return asRoot(mariadb, SHARED_TABLE);
-            });
+            MariaDbDatabase mariadb = sharedMariaDb(name());
+            createSharedTokenSchema(mariadb.dataSource());
+            return asRoot(mariadb, SHARED_TABLE);
         }
     },
 
@@ -186,17 +186,23 @@ enum JdbcVariant {
     }
 
     /** The superuser on both instances. */
-    private static TestDatabase asSuperuser(PostgresServer postgres, String table) {
-        return TestDatabase.onServer(postgres, postgres.dataSource(), postgres.dataSource(), table,
+    private static TestDatabase asSuperuser(PostgresDatabase postgres, String table) {
+        return TestDatabase.onSharedServer(postgres, postgres.dataSource(), postgres.dataSource(Map.of()), table,
                 SqlDialect.POSTGRESQL, postgres.port(), proxy -> new SingleConnectionDataSource(
-                        "jdbc:postgresql://" + proxy.address() + "/postgres", "postgres", "", true));
+                        "jdbc:postgresql://" + proxy.address() + "/" + postgres.name(), "postgres", "", true));
     }
 
     /** Root on both instances, the second one's driver counting changed rows ({@code useAffectedRows=true}). */
-    private static TestDatabase asRoot(MariaDbServer mariadb, String table) {
-        return TestDatabase.onServer(mariadb, mariadb.dataSource(), mariadb.dataSource("useAffectedRows=true"), table,
-                SqlDialect.MYSQL, mariadb.port(),
-                proxy -> new SingleConnectionDataSource(mariadb.jdbcUrl(proxy.port()), true));
+    private static TestDatabase asRoot(MariaDbDatabase mariadb, String table) {
+        return TestDatabase.onSharedServer(mariadb, mariadb.dataSource(), mariadb.dataSource("useAffectedRows=true"),
+                table, SqlDialect.MYSQL, mariadb.port(), proxy -> new SingleConnectionDataSource(
+                        "jdbc:mariadb://127.0.0.1:" + proxy.port() + "/" + mariadb.name() + "?user=root", true));
+    }
+
+    /** A database on the JVM's MariaDB server; skips the variant when MariaDB is not installed. */
+    private static MariaDbDatabase sharedMariaDb(String hint) {
+        assumeTrue(MariaDbServer.installed(), MariaDbServer.NOT_INSTALLED);
+        return MariaDbDatabase.create(hint);
     }
 
     private static TestDatabase withPostgres(Setup<PostgresServer> setup) throws Exception {

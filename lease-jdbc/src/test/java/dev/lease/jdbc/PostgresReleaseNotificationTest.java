@@ -15,10 +15,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterAll;
+import javax.sql.DataSource;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
@@ -30,7 +32,8 @@ import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
 import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
-import dev.lease.testing.PostgresServer;
+import dev.lease.testing.PostgresDatabase;
+import dev.lease.testing.SharedDatabase;
 
 /**
  * LISTEN/NOTIFY on a real PostgreSQL server: a release by one instance wakes the waiters of another at once. Each
@@ -40,21 +43,19 @@ class PostgresReleaseNotificationTest {
 
     private static final Duration NEVER = Duration.ofHours(1);
 
-    private static PostgresServer postgres;
+    @RegisterExtension
+    static final SharedDatabase<PostgresDatabase> POSTGRES = SharedDatabase.postgres();
 
     private final ExecutorService threads = Executors.newCachedThreadPool();
 
     @BeforeAll
-    static void startPostgres() throws Exception {
-        postgres = PostgresServer.start();
-        new JdbcLeaseBackend(postgres.dataSource(), "lease_notified").createSchema();
+    static void createTable() {
+        new JdbcLeaseBackend(dataSource(), "lease_notified").createSchema();
     }
 
-    @AfterAll
-    static void stopPostgres() throws Exception {
-        if (postgres != null) {
-            postgres.close();
-        }
+    /** A new DataSource each time, as each application instance has its own. */
+    private static DataSource dataSource() {
+        return POSTGRES.get().dataSource(Map.of());
     }
 
     @AfterEach
@@ -64,8 +65,8 @@ class PostgresReleaseNotificationTest {
 
     @Test
     void aReleaseInOneInstanceWakesAWaiterOfAnotherAtOnce() throws Exception {
-        try (JdbcLeaseBackend holder = new JdbcLeaseBackend(postgres.dataSource(), "lease_notified");
-                JdbcLeaseBackend waiter = new JdbcLeaseBackend(postgres.dataSource(), "lease_notified")) {
+        try (JdbcLeaseBackend holder = new JdbcLeaseBackend(dataSource(), "lease_notified");
+                JdbcLeaseBackend waiter = new JdbcLeaseBackend(dataSource(), "lease_notified")) {
             waiter.pollInterval(NEVER);
             var held = holder.tryAcquire(new GrantRequest("notified", seconds(30), reason -> { })).orElseThrow();
             startListening(waiter);
@@ -92,8 +93,8 @@ class PostgresReleaseNotificationTest {
      */
     @Test
     void aWaiterInAnotherEngineGetsTheLeaseWhenTheHolderReleasesIt() throws Exception {
-        try (JdbcLeaseBackend first = new JdbcLeaseBackend(postgres.dataSource(), "lease_notified");
-                JdbcLeaseBackend second = new JdbcLeaseBackend(postgres.dataSource(), "lease_notified");
+        try (JdbcLeaseBackend first = new JdbcLeaseBackend(dataSource(), "lease_notified");
+                JdbcLeaseBackend second = new JdbcLeaseBackend(dataSource(), "lease_notified");
                 LeaseEngine holding = engine(first); LeaseEngine waiting = engine(second)) {
             second.pollInterval(NEVER);
             startListening(second);
@@ -110,17 +111,18 @@ class PostgresReleaseNotificationTest {
 
     @Test
     void aListeningConnectionThatDiesIsOpenedAgainAndCloseEndsIt() throws Exception {
-        JdbcTemplate admin = new JdbcTemplate(postgres.dataSource());
+        JdbcTemplate admin = new JdbcTemplate(dataSource());
         String channel = PgReleaseListener.channel("lease_notified");
-        JdbcLeaseBackend waiter = new JdbcLeaseBackend(postgres.dataSource(), "lease_notified");
+        JdbcLeaseBackend waiter = new JdbcLeaseBackend(dataSource(), "lease_notified");
         waiter.pollInterval(NEVER);
         startListening(waiter);
-        assertThat(admin.queryForList("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = ?",
+        assertThat(admin.queryForList("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = ?"
+                + " AND datname = current_database()",
                 Boolean.class, "LISTEN " + channel)).containsExactly(true);
         await("listening again").atMost(seconds(20)).pollInterval(Duration.ofMillis(50))
                 .until(() -> listeners(admin, channel) == 1 && waiter.listeningForReleases());
 
-        try (JdbcLeaseBackend holder = new JdbcLeaseBackend(postgres.dataSource(), "lease_notified")) {
+        try (JdbcLeaseBackend holder = new JdbcLeaseBackend(dataSource(), "lease_notified")) {
             var held = holder.tryAcquire(new GrantRequest("reopened", seconds(30), reason -> { })).orElseThrow();
             Future<?> waiting = threads.submit(() -> {
                 waiter.awaitRelease("reopened", NEVER);
@@ -142,7 +144,7 @@ class PostgresReleaseNotificationTest {
      */
     @Test
     void closeGivesTheConnectionBackNoLongerListeningAndWithItsAutocommit() throws Exception {
-        try (Connection connection = postgres.dataSource().getConnection()) {
+        try (Connection connection = dataSource().getConnection()) {
             connection.setAutoCommit(false);
             SingleConnectionDataSource pool = new SingleConnectionDataSource(connection, true);
             PgReleaseListener listener = new PgReleaseListener(pool, "lease_notified");
@@ -168,7 +170,8 @@ class PostgresReleaseNotificationTest {
     }
 
     private static int listeners(JdbcTemplate admin, String channel) {
-        return admin.queryForObject("SELECT COUNT(*) FROM pg_stat_activity WHERE query = ?", Integer.class,
+        return admin.queryForObject("SELECT COUNT(*) FROM pg_stat_activity WHERE query = ?"
+                + " AND datname = current_database()", Integer.class,
                 "LISTEN " + channel);
     }
 

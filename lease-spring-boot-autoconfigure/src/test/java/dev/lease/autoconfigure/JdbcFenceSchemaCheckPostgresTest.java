@@ -8,10 +8,10 @@ import java.util.Map;
 
 import javax.sql.DataSource;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
@@ -35,7 +35,8 @@ import dev.lease.LeaseKind;
 import dev.lease.Leased;
 import dev.lease.fence.Fence;
 import dev.lease.fence.JdbcFence;
-import dev.lease.testing.PostgresServer;
+import dev.lease.testing.PostgresDatabase;
+import dev.lease.testing.SharedDatabase;
 
 /**
  * Issue 32, item 2: the auto-configured {@link JdbcFence}'s table, {@code lease_fence}, is checked at startup as
@@ -45,21 +46,14 @@ import dev.lease.testing.PostgresServer;
 @ExtendWith(OutputCaptureExtension.class)
 class JdbcFenceSchemaCheckPostgresTest {
 
-    private static PostgresServer postgres;
+    @RegisterExtension
+    static final SharedDatabase<PostgresDatabase> POSTGRES = SharedDatabase.postgres();
 
     private static JdbcTemplate db;
 
     @BeforeAll
-    static void startPostgres() throws Exception {
-        postgres = PostgresServer.start();
-        db = new JdbcTemplate(postgres.dataSource());
-    }
-
-    @AfterAll
-    static void stopPostgres() throws Exception {
-        if (postgres != null) {
-            postgres.close();
-        }
+    static void createTables() {
+        db = new JdbcTemplate(POSTGRES.get().dataSource());
     }
 
     @BeforeEach
@@ -136,7 +130,7 @@ class JdbcFenceSchemaCheckPostgresTest {
 
     private static ConfigurableApplicationContext start(Class<?> application, Map<String, Object> properties) {
         Map<String, Object> all = new HashMap<>(Map.of(
-                "spring.datasource.url", "jdbc:postgresql://localhost:" + postgres.port() + "/postgres",
+                "spring.datasource.url", POSTGRES.get().jdbcUrl(),
                 "spring.datasource.username", "postgres", "lease.backend", "in-memory"));
         all.putAll(properties);
         return new SpringApplicationBuilder(application).web(WebApplicationType.NONE).logStartupInfo(false)

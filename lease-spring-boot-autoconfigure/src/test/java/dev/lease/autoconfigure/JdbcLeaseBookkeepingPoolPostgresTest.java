@@ -20,10 +20,10 @@ import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -49,7 +49,8 @@ import dev.lease.LeaseTemplate;
 import dev.lease.LeaseUnavailableException;
 import dev.lease.Leased;
 import dev.lease.fence.JdbcFence;
-import dev.lease.testing.PostgresServer;
+import dev.lease.testing.PostgresDatabase;
+import dev.lease.testing.SharedDatabase;
 
 /**
  * Issue 32, item 1, on a real PostgreSQL behind Boot's own HikariCP pool of ten connections: ten {@code @Transactional}
@@ -60,24 +61,17 @@ class JdbcLeaseBookkeepingPoolPostgresTest {
 
     private static final int CALLERS = 10;
 
-    private static PostgresServer postgres;
+    @RegisterExtension
+    static final SharedDatabase<PostgresDatabase> POSTGRES = SharedDatabase.postgres();
 
     private final ExecutorService callers = Executors.newFixedThreadPool(CALLERS);
 
     private ConfigurableApplicationContext context;
 
     @BeforeAll
-    static void startPostgres() throws Exception {
-        postgres = PostgresServer.start();
-        new JdbcTemplate(postgres.dataSource())
+    static void createTables() {
+        new JdbcTemplate(POSTGRES.get().dataSource())
                 .execute("CREATE TABLE account (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL)");
-    }
-
-    @AfterAll
-    static void stopPostgres() throws Exception {
-        if (postgres != null) {
-            postgres.close();
-        }
     }
 
     @AfterEach
@@ -166,7 +160,7 @@ class JdbcLeaseBookkeepingPoolPostgresTest {
     }
 
     private static String url() {
-        return "jdbc:postgresql://localhost:" + postgres.port() + "/postgres";
+        return POSTGRES.get().jdbcUrl();
     }
 
     private ConfigurableApplicationContext start(Map<String, Object> properties) {

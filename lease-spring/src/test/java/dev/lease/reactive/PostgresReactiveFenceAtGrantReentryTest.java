@@ -3,10 +3,11 @@ package dev.lease.reactive;
 import io.r2dbc.postgresql.PostgresqlConnectionConfiguration;
 import io.r2dbc.postgresql.PostgresqlConnectionFactory;
 import io.r2dbc.spi.ConnectionFactory;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.lease.testing.PostgresServer;
+import dev.lease.testing.PostgresDatabase;
+import dev.lease.testing.SharedDatabase;
 
 /**
  * {@link ReactiveFenceAtGrantReentryTest} on a real PostgreSQL through r2dbc-postgresql: no lock timeout by default,
@@ -14,21 +15,15 @@ import dev.lease.testing.PostgresServer;
  */
 class PostgresReactiveFenceAtGrantReentryTest extends ReactiveFenceAtGrantReentryTest {
 
-    private static PostgresServer postgres;
+    @RegisterExtension
+    static final SharedDatabase<PostgresDatabase> POSTGRES = SharedDatabase.postgres();
+
     private static ConnectionFactory connections;
 
     @BeforeAll
-    static void startPostgres() throws Exception {
-        postgres = PostgresServer.start();
+    static void connect() {
         connections = new PostgresqlConnectionFactory(PostgresqlConnectionConfiguration.builder().host("localhost")
-                .port(postgres.port()).username("postgres").database("postgres").build());
-    }
-
-    @AfterAll
-    static void stopPostgres() throws Exception {
-        if (postgres != null) {
-            postgres.close();
-        }
+                .port(POSTGRES.get().port()).username("postgres").database(POSTGRES.get().name()).build());
     }
 
     @Override

@@ -209,7 +209,8 @@ public final class MariaDbServer implements AutoCloseable {
         }
     }
 
-    private String url(String db, String options) {
+    /** The JDBC URL of root to {@code db} with driver options joined by {@code &}, for {@link MariaDbDatabase}. */
+    String url(String db, String options) {
         return "jdbc:mariadb://127.0.0.1:" + port + "/" + db + "?user=root" + (options.isEmpty() ? "" : "&" + options);
     }
 

@@ -26,6 +26,8 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
  */
 public final class PostgresServer implements AutoCloseable {
 
+    private static final String DEFAULT_DATABASE = "postgres";
+
     private final Path dataDirectory;
     private final int port;
     private final Map<String, String> serverConfig;
@@ -93,10 +95,15 @@ public final class PostgresServer implements AutoCloseable {
      * @return the DataSource
      */
     public DataSource dataSource(Map<String, String> properties) {
+        return dataSource(DEFAULT_DATABASE, properties);
+    }
+
+    /** A DataSource of the superuser to {@code database}, for {@link PostgresDatabase}. */
+    DataSource dataSource(String database, Map<String, String> properties) {
         PGSimpleDataSource ds = new PGSimpleDataSource();
         ds.setServerNames(new String[] { "localhost" });
         ds.setPortNumbers(new int[] { port });
-        ds.setDatabaseName("postgres");
+        ds.setDatabaseName(database);
         ds.setUser("postgres");
         properties.forEach((name, value) -> {
             try {
@@ -115,7 +122,12 @@ public final class PostgresServer implements AutoCloseable {
      * @return the URL, with the user in it
      */
     public String jdbcUrl() {
-        return "jdbc:postgresql://localhost:" + port + "/postgres?user=postgres";
+        return jdbcUrl(DEFAULT_DATABASE);
+    }
+
+    /** The JDBC URL of the superuser to {@code database}, for {@link PostgresDatabase}. */
+    String jdbcUrl(String database) {
+        return "jdbc:postgresql://localhost:" + port + "/" + database + "?user=postgres";
     }
 
     /**

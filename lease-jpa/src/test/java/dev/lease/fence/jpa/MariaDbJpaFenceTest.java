@@ -1,32 +1,21 @@
 package dev.lease.fence.jpa;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
+import dev.lease.testing.MariaDbDatabase;
 import dev.lease.testing.MariaDbServer;
+import dev.lease.testing.SharedDatabase;
 
 /** {@link JpaFenceTest} on a real MariaDB server (mariadbd), InnoDB in its default REPEATABLE READ. */
 @EnabledIf(value = MariaDbServer.INSTALLED, disabledReason = MariaDbServer.NOT_INSTALLED)
 class MariaDbJpaFenceTest extends JpaFenceTest {
 
-    private static MariaDbServer mariadb;
-
-    @BeforeAll
-    static void startMariaDb() throws Exception {
-        mariadb = MariaDbServer.start("jpafence");
-    }
-
-    @AfterAll
-    static void stopMariaDb() {
-        closeApplication();
-        if (mariadb != null) {
-            mariadb.close();
-        }
-    }
+    @RegisterExtension
+    static final SharedDatabase<MariaDbDatabase> MARIADB = SharedDatabase.mariadb();
 
     @Override
     String jdbcUrl() {
-        return mariadb.jdbcUrl(mariadb.port());
+        return MARIADB.get().jdbcUrl();
     }
 }

@@ -1,31 +1,21 @@
 package dev.lease.fence.jpa;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
+import dev.lease.testing.MariaDbDatabase;
 import dev.lease.testing.MariaDbServer;
+import dev.lease.testing.SharedDatabase;
 
 /** {@link PausedHolderJpaTest} on a real MariaDB server. */
 @EnabledIf(value = MariaDbServer.INSTALLED, disabledReason = MariaDbServer.NOT_INSTALLED)
 class MariaDbPausedHolderJpaTest extends PausedHolderJpaTest {
 
-    private static MariaDbServer mariadb;
-
-    @BeforeAll
-    static void startMariaDb() throws Exception {
-        mariadb = MariaDbServer.start("paused");
-    }
-
-    @AfterAll
-    static void stopMariaDb() {
-        if (mariadb != null) {
-            mariadb.close();
-        }
-    }
+    @RegisterExtension
+    static final SharedDatabase<MariaDbDatabase> MARIADB = SharedDatabase.mariadb();
 
     @Override
     String jdbcUrl() {
-        return mariadb.jdbcUrl(mariadb.port());
+        return MARIADB.get().jdbcUrl();
     }
 }

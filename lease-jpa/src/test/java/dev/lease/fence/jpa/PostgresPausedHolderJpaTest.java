@@ -1,29 +1,18 @@
 package dev.lease.fence.jpa;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.lease.testing.PostgresServer;
+import dev.lease.testing.PostgresDatabase;
+import dev.lease.testing.SharedDatabase;
 
 /** {@link PausedHolderJpaTest} on a real PostgreSQL. */
 class PostgresPausedHolderJpaTest extends PausedHolderJpaTest {
 
-    private static PostgresServer postgres;
-
-    @BeforeAll
-    static void startPostgres() throws Exception {
-        postgres = PostgresServer.start();
-    }
-
-    @AfterAll
-    static void stopPostgres() throws Exception {
-        if (postgres != null) {
-            postgres.close();
-        }
-    }
+    @RegisterExtension
+    static final SharedDatabase<PostgresDatabase> POSTGRES = SharedDatabase.postgres();
 
     @Override
     String jdbcUrl() {
-        return postgres.jdbcUrl();
+        return POSTGRES.get().jdbcUrl();
     }
 }

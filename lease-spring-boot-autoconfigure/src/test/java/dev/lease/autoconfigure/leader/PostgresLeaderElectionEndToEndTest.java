@@ -7,27 +7,18 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
-import dev.lease.testing.PostgresServer;
+import dev.lease.testing.PostgresDatabase;
+import dev.lease.testing.SharedDatabase;
 import dev.lease.testing.TcpProxy;
 
 class PostgresLeaderElectionEndToEndTest extends LeaderElectionEndToEndTest {
 
-    private static PostgresServer postgres;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        postgres = PostgresServer.start();
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        postgres.close();
-    }
+    @RegisterExtension
+    static final SharedDatabase<PostgresDatabase> POSTGRES = SharedDatabase.postgres();
 
     @Override
     protected List<String> properties(TcpProxy link, Duration ttl) {
@@ -40,7 +31,7 @@ class PostgresLeaderElectionEndToEndTest extends LeaderElectionEndToEndTest {
         PGSimpleDataSource dataSource = new PGSimpleDataSource();
         dataSource.setServerNames(new String[] {"localhost"});
         dataSource.setPortNumbers(new int[] {link.port()});
-        dataSource.setDatabaseName("postgres");
+        dataSource.setDatabaseName(POSTGRES.get().name());
         dataSource.setUser("postgres");
         // A frozen link must not hold a store call forever: the lease is lost by its local deadline anyway.
         dataSource.setSocketTimeout((int) Math.max(1, seconds(5).toSeconds()));
@@ -49,7 +40,7 @@ class PostgresLeaderElectionEndToEndTest extends LeaderElectionEndToEndTest {
 
     @Override
     protected int storePort() {
-        return postgres.port();
+        return POSTGRES.get().port();
     }
 
     @Override

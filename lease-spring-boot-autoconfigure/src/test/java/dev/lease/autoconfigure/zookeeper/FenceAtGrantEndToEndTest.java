@@ -15,11 +15,11 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -41,7 +41,8 @@ import dev.lease.autoconfigure.JdbcFenceAutoConfiguration;
 import dev.lease.autoconfigure.LeaseAutoConfiguration;
 import dev.lease.fence.JdbcFence;
 import dev.lease.fence.StaleTokenException;
-import dev.lease.testing.PostgresServer;
+import dev.lease.testing.PostgresDatabase;
+import dev.lease.testing.SharedDatabase;
 import dev.lease.testing.TcpProxy;
 
 /**
@@ -54,7 +55,8 @@ class FenceAtGrantEndToEndTest {
 
     private static final Duration SESSION = Duration.ofSeconds(3);
 
-    private static PostgresServer postgres;
+    @RegisterExtension
+    static final SharedDatabase<PostgresDatabase> POSTGRES = SharedDatabase.postgres();
 
     private TestingServer server;
     private TcpProxy proxyOfA;
@@ -64,24 +66,16 @@ class FenceAtGrantEndToEndTest {
     private final ExecutorService callers = Executors.newCachedThreadPool();
 
     @BeforeAll
-    static void startPostgres() throws Exception {
-        postgres = PostgresServer.start();
-        JdbcTemplate jdbc = new JdbcTemplate(postgres.dataSource());
+    static void createTables() {
+        JdbcTemplate jdbc = new JdbcTemplate(POSTGRES.get().dataSource());
         new JdbcFence(jdbc).createSchema();
         jdbc.execute("CREATE TABLE invoice (id BIGINT PRIMARY KEY, billed_by VARCHAR(10), billed_with BIGINT)");
-    }
-
-    @AfterAll
-    static void stopPostgres() throws Exception {
-        if (postgres != null) {
-            postgres.close();
-        }
     }
 
     @BeforeEach
     void start() throws Exception {
         // Each test has its own ZooKeeper, whose tokens start over: the fences of the previous test must go.
-        db = new JdbcTemplate(postgres.dataSource());
+        db = new JdbcTemplate(POSTGRES.get().dataSource());
         db.update("DELETE FROM " + JdbcFence.TABLE);
         db.update("DELETE FROM invoice");
         db.update("INSERT INTO invoice (id) VALUES (42)");
@@ -211,7 +205,7 @@ class FenceAtGrantEndToEndTest {
         /** A DataSource of its own per instance, on the one database both share. */
         @Bean
         DataSource dataSource() {
-            return postgres.dataSource();
+            return POSTGRES.get().dataSource(Map.of());
         }
 
         @Bean

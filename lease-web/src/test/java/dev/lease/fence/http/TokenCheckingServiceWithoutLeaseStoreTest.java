@@ -9,9 +9,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -28,7 +28,8 @@ import org.springframework.web.bind.annotation.RestController;
 import dev.lease.LeaseConfigurationException;
 import dev.lease.LeaseKind;
 import dev.lease.Leased;
-import dev.lease.testing.PostgresServer;
+import dev.lease.testing.PostgresDatabase;
+import dev.lease.testing.SharedDatabase;
 
 /**
  * Issue 44: a service that only checks tokens takes no leases, so it starts on a real PostgreSQL that has no lease
@@ -37,17 +38,12 @@ import dev.lease.testing.PostgresServer;
  */
 class TokenCheckingServiceWithoutLeaseStoreTest {
 
-    private static PostgresServer postgres;
+    @RegisterExtension
+    static final SharedDatabase<PostgresDatabase> POSTGRES = SharedDatabase.postgres();
 
     @BeforeAll
-    static void startPostgres() throws Exception {
-        postgres = PostgresServer.start();
-        new JdbcTemplate(postgres.dataSource()).execute("CREATE TABLE payment (invoice BIGINT, token BIGINT)");
-    }
-
-    @AfterAll
-    static void stopPostgres() throws Exception {
-        postgres.close();
+    static void createTables() {
+        new JdbcTemplate(POSTGRES.get().dataSource()).execute("CREATE TABLE payment (invoice BIGINT, token BIGINT)");
     }
 
     @Test
@@ -57,9 +53,9 @@ class TokenCheckingServiceWithoutLeaseStoreTest {
                     + "/payments/9";
             assertThat(post(url, "5;lease=\"invoice-9\"")).isEqualTo(200);
             assertThat(post(url, "3;lease=\"invoice-9\"")).as("a stale token").isEqualTo(409);
-            assertThat(new JdbcTemplate(postgres.dataSource()).queryForList(
+            assertThat(new JdbcTemplate(POSTGRES.get().dataSource()).queryForList(
                     "SELECT token FROM payment WHERE invoice = 9", Long.class)).containsExactly(5L);
-            assertThat(new JdbcTemplate(postgres.dataSource()).queryForObject(
+            assertThat(new JdbcTemplate(POSTGRES.get().dataSource()).queryForObject(
                     "SELECT COUNT(*) FROM information_schema.tables WHERE table_name = 'lease_lock'", Long.class))
                     .as("no lease table was needed, nor created").isZero();
         }
@@ -77,7 +73,7 @@ class TokenCheckingServiceWithoutLeaseStoreTest {
     private static ConfigurableApplicationContext start(Class<?> application) {
         return new SpringApplicationBuilder(application).logStartupInfo(false)
                 .properties(Map.of("server.port", "0", "spring.main.banner-mode", "off",
-                        "spring.datasource.url", "jdbc:postgresql://localhost:" + postgres.port() + "/postgres",
+                        "spring.datasource.url", POSTGRES.get().jdbcUrl(),
                         "spring.datasource.username", "postgres", "lease.fence.initialize-schema", "always"))
                 .run();
     }
