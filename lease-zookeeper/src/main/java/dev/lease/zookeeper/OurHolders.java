@@ -63,16 +63,30 @@ final class OurHolders {
      * @return whether it was deleted; false when it is gone or someone else's holder is there now
      */
     boolean delete(String name, int version, long zxid) throws Exception {
-        String holder = paths.holder(name);
         try {
             Stat stat = new Stat();
-            byte[] data = client.getData().storingStatIn(stat).forPath(holder);
+            byte[] data = client.getData().storingStatIn(stat).forPath(paths.holder(name));
             if (stat.getCzxid() != zxid || !isOurs(data)) {
                 return false;
             }
+        }
+        catch (KeeperException.NoNodeException gone) {
+            return false; // its session ended, or it was released or removed
+        }
+        return deleteAtVersion(name, version);
+    }
+
+    /**
+     * Deletes the holder of {@code name} in a {@code multi} that checks the counter is still at {@code version}, without
+     * reading it first: only for a holder known to be there unless someone else deleted it (see {@code Releases}).
+     *
+     * @return whether it was deleted; false when it is gone or the counter moved on
+     */
+    boolean deleteAtVersion(String name, int version) throws Exception {
+        try {
             client.transaction().forOperations(
                     client.transactionOp().check().withVersion(version).forPath(paths.counter(name)),
-                    client.transactionOp().delete().forPath(holder));
+                    client.transactionOp().delete().forPath(paths.holder(name)));
             return true;
         }
         catch (KeeperException.NoNodeException | KeeperException.BadVersionException gone) {
