@@ -82,6 +82,25 @@ class ZooKeeperGrantRequestsTest {
     }
 
     /**
+     * An attempt on a name someone else holds: the grant's {@code multi} fails on the holder, and one read of it tells
+     * it is not an orphan of ours (which the attempt would remove); nothing more.
+     */
+    @Test
+    void anAttemptOnABusyNameCostsTheMultiAndOneRead() throws Exception {
+        String name = "busy";
+        ZkGrant held = other.tryAcquire(new GrantRequest(name, seconds(30), reason -> { })).orElseThrow();
+        LeaseSpec spec = LeaseSpec.of(name, LeaseKind.CORRECTNESS).withTtl(seconds(30));
+        assertThat(engine.tryAcquire(spec)).as("first attempt").isEmpty();
+
+        long before = ZooKeeperTesting.requestsReceived(server, client);
+        assertThat(engine.tryAcquire(spec)).as("second attempt").isEmpty();
+        assertThat(ZooKeeperTesting.requestsReceived(server, client) - before).as("requests of a busy attempt")
+                .isEqualTo(2);
+        assertThat(other.renew(held)).isTrue();
+        other.release(held);
+    }
+
+    /**
      * A grant reported lost is in doubt: its holder was deleted by someone else, and here an operator then deleted the
      * name too, so a successor's grant brought the counter back to the lost grant's version. A release that trusted
      * the version alone would delete the successor's holder; it reads the holder first and leaves it alone.
