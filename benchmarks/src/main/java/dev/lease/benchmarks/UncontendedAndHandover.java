@@ -43,7 +43,7 @@ final class UncontendedAndHandover {
                         Peers.springIntegrationZookeeper(zk2)),
                 Contender.of("lease ZooKeeperLeaseBackend alone (no engine)", zkOurs1.backendAlone(),
                         zkOurs2.backendAlone()),
-                Contender.of("plain Curator floor (fenced multi, watch)", ZooKeeperFloor.locker(zk1),
+                Contender.of("plain Curator (floor)", ZooKeeperFloor.locker(zk1),
                         ZooKeeperFloor.locker(zk2)));
         // Redis
         LettuceConnectionFactory r1 = servers.redisFactory();
