@@ -3,6 +3,7 @@ package dev.lease.benchmarks;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
@@ -13,6 +14,8 @@ import dev.lease.autoconfigure.LeaseAutoConfiguration;
 import dev.lease.core.BackendRouter;
 import dev.lease.core.LeaseDefaults;
 import dev.lease.core.LeaseEngine;
+import dev.lease.spi.Grant;
+import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
 
 /** Our library over one backend: the engine (LeaseTemplate) and a Spring context with an {@code @Leased} bean. */
@@ -45,6 +48,25 @@ final class Ours implements AutoCloseable {
     /** {@code LeaseTemplate.acquire} and {@code Lease.close}. */
     Locker template() {
         return key -> engine.acquire(spec(key))::close;
+    }
+
+    /**
+     * The backend driven directly, without the engine: one grant request, a wait for a release when busy, the
+     * release. What the store and the backend cost, so that a row of it tells the engine's share from theirs.
+     */
+    Locker backendAlone() {
+        return key -> alone(backend, key);
+    }
+
+    private static <G extends Grant> Locker.Held alone(LeaseBackend<G> backend, String key) throws Exception {
+        while (true) {
+            Optional<G> grant = backend.tryAcquire(new GrantRequest(key, TTL, reason -> { }));
+            if (grant.isPresent()) {
+                G held = grant.get();
+                return () -> backend.release(held);
+            }
+            backend.awaitRelease(key, Duration.ofSeconds(1));
+        }
     }
 
     /** A call of an {@code @Leased} method, which acquires before and releases after the (empty) body. */

@@ -40,7 +40,11 @@ final class UncontendedAndHandover {
                 new Contender("lease @Leased", null, null, zkOurs1.leased("u-leased")),
                 Contender.of("Curator InterProcessMutex", Peers.curator(zk1), Peers.curator(zk2)),
                 Contender.of("Spring Integration ZookeeperLockRegistry", Peers.springIntegrationZookeeper(zk1),
-                        Peers.springIntegrationZookeeper(zk2)));
+                        Peers.springIntegrationZookeeper(zk2)),
+                Contender.of("lease ZooKeeperLeaseBackend alone (no engine)", zkOurs1.backendAlone(),
+                        zkOurs2.backendAlone()),
+                Contender.of("plain Curator (floor)", ZooKeeperFloor.locker(zk1),
+                        ZooKeeperFloor.locker(zk2)));
         // Redis
         LettuceConnectionFactory r1 = servers.redisFactory();
         LettuceConnectionFactory r2 = servers.redisFactory();
@@ -93,7 +97,8 @@ final class UncontendedAndHandover {
         }
         for (int waiters : settings.smoke() ? new int[] {8} : new int[] {1, 8, 64}) {
             if (doZk) {
-                handover.run("ZooKeeper: handover, " + waiters + " waiter(s)", zk, waiters, null);
+                handover.run("ZooKeeper: handover, " + waiters + " waiter(s)", zk, waiters, this::zookeeperRequests,
+                        "ZooKeeper requests per handover (server side, all sessions; pings included)");
             }
             if (doRedis) {
                 handover.run("Redis: handover, " + waiters + " waiter(s)", redis, waiters, null);

@@ -23,8 +23,9 @@ final class LiveGrants {
         return live.get(grant);
     }
 
-    void remove(ZkGrant grant) {
-        live.remove(grant);
+    /** Removes the grant; returns its holding, or null when it was not live here. */
+    Holding remove(ZkGrant grant) {
+        return live.remove(grant);
     }
 
     /** Whether a grant of {@code name} is live here. */

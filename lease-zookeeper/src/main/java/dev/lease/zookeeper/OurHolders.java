@@ -63,16 +63,30 @@ final class OurHolders {
      * @return whether it was deleted; false when it is gone or someone else's holder is there now
      */
     boolean delete(String name, int version, long zxid) throws Exception {
-        String holder = paths.holder(name);
         try {
             Stat stat = new Stat();
-            byte[] data = client.getData().storingStatIn(stat).forPath(holder);
+            byte[] data = client.getData().storingStatIn(stat).forPath(paths.holder(name));
             if (stat.getCzxid() != zxid || !isOurs(data)) {
                 return false;
             }
+        }
+        catch (KeeperException.NoNodeException gone) {
+            return false; // its session ended, or it was released or removed
+        }
+        return deleteAtVersion(name, version);
+    }
+
+    /**
+     * Deletes the holder of {@code name} in a {@code multi} that checks the counter is still at {@code version}, without
+     * reading it first: only for a holder known to be there unless someone else deleted it (see {@code Releases}).
+     *
+     * @return whether it was deleted; false when it is gone or the counter moved on
+     */
+    boolean deleteAtVersion(String name, int version) throws Exception {
+        try {
             client.transaction().forOperations(
                     client.transactionOp().check().withVersion(version).forPath(paths.counter(name)),
-                    client.transactionOp().delete().forPath(holder));
+                    client.transactionOp().delete().forPath(paths.holder(name)));
             return true;
         }
         catch (KeeperException.NoNodeException | KeeperException.BadVersionException gone) {
@@ -83,14 +97,21 @@ final class OurHolders {
     /**
      * Deletes the holder of {@code name} if it is an orphan: it carries our instance id and no live grant claims it
      * ({@code claimed} is asked with its creation zxid), whichever session owns it. The caller keeps any grant of
-     * ours for the name from being made meanwhile. The counter is read before the holder and its version checked in
-     * the delete: any holder created after that read moved the counter on, so only the holder seen here can go.
+     * ours for the name from being made meanwhile. A holder that is not ours costs one read. Otherwise the counter is
+     * read before the holder is read again, and its version checked in the delete: any holder created after that read
+     * moved the counter on, so only the holder seen here can go.
      *
      * @return whether the holder was deleted
      */
     boolean removeOrphan(String name, LongPredicate claimed, String leftBy) throws Exception {
         String holder = paths.holder(name);
         try {
+            // Most holders met here are someone else's (a busy name): one read tells, before the reads that must come
+            // in the order below to delete safely.
+            Stat seen = new Stat();
+            if (!isOurs(client.getData().storingStatIn(seen).forPath(holder)) || claimed.test(seen.getCzxid())) {
+                return false;
+            }
             Stat counter = client.checkExists().forPath(paths.counter(name));
             if (counter == null) {
                 return false;

@@ -12,7 +12,9 @@ import org.apache.zookeeper.KeeperException;
 
 /**
  * Removes the holder znodes this backend no longer wants: those of released grants, and those that failed or
- * abandoned grant requests may have left. While disconnected nothing is sent (the caller is usually a holder being
+ * abandoned grant requests may have left. A release is one {@code multi} (check the counter is still at the grant's
+ * version, delete the holder) unless the grant is in doubt, and then the holder is read first to know it is the
+ * grant's own ({@link OurHolders#delete}). While disconnected nothing is sent (the caller is usually a holder being
  * told its lease is lost, and must not block): the removal is kept and retried when the connection is back
  * ({@link #retryPending}), because a holder znode of a live session would otherwise block the name until that session
  * ends.
@@ -27,12 +29,16 @@ final class Releases {
     private final NameSlots slots;
     /** Told of every name released, so that its idle time starts afresh. */
     private final Consumer<String> used;
+    /** Whether counters are never deleted here, so that the version alone identifies a grant not in doubt. */
+    private final boolean keepsCounters;
     private final Set<ZkGrant> pendingReleases = ConcurrentHashMap.newKeySet();
     /** Names whose abandoned grant request could not be cleaned up while disconnected (see {@link #abandon}). */
     private final Set<String> pendingAbandons = ConcurrentHashMap.newKeySet();
 
-    Releases(CuratorFramework client, OurHolders holders, LiveGrants live, NameSlots slots, Consumer<String> used) {
+    Releases(CuratorFramework client, OurHolders holders, LiveGrants live, NameSlots slots, Consumer<String> used,
+            boolean keepsCounters) {
         this.client = client;
+        this.keepsCounters = keepsCounters;
         this.holders = holders;
         this.live = live;
         this.slots = slots;
@@ -41,14 +47,14 @@ final class Releases {
 
     /** Releases at once when connected, and otherwise when the connection is back. */
     void release(ZkGrant g) throws Exception {
-        live.remove(g);
+        Holding holding = live.remove(g);
         used.accept(g.name());
         if (!client.getZookeeperClient().isConnected()) {
             pendingReleases.add(g);
             return;
         }
         try {
-            releaseNow(g);
+            releaseNow(g, inDoubt(g, holding));
         }
         catch (KeeperException.ConnectionLossException | KeeperException.SessionMovedException ex) {
             pendingReleases.add(g);
@@ -56,13 +62,28 @@ final class Releases {
     }
 
     /**
-     * Deletes the holder our grant created, identified by what the store says (our instance id, and the grant's zxid
-     * as its creation zxid), whichever session owns it now: a holder of an ended session is gone, and a successor's
-     * holder, even one at our version after the name was re-created, has another creation zxid. See
+     * Whether the grant's holder may be gone without our knowing, and the name re-created and granted up to our version
+     * since. Not while the grant was live here, never reported lost (its connection was never suspended, its holder's
+     * watch never fired) and its session is still the client's: its holder, our session's ephemeral child of the
+     * counter, then still exists unless an operator deleted it before its first renewal set the watch, so the counter
+     * cannot have been deleted and a counter at our version proves no one was granted since. Otherwise (a session that
+     * changed or ended, a grant lost or never registered, counters that idle-name deletion re-creates) it is.
+     */
+    private boolean inDoubt(ZkGrant g, Holding holding) throws Exception {
+        return !keepsCounters || holding == null || holding.lost()
+                || g.sessionId() != client.getZookeeperClient().getZooKeeper().getSessionId();
+    }
+
+    /**
+     * Deletes the holder our grant created. In doubt, it is identified by what the store says first (our instance id,
+     * and the grant's zxid as its creation zxid), whichever session owns it now: a holder of an ended session is gone,
+     * and a successor's holder, even one at our version after the name was re-created, has another creation zxid. See
      * {@code OurHolders} for why the version-checked delete that follows the read cannot meet a successor's holder.
      */
-    private void releaseNow(ZkGrant g) throws Exception {
-        if (!holders.delete(g.name(), g.version(), g.zxid())) {
+    private void releaseNow(ZkGrant g, boolean inDoubt) throws Exception {
+        boolean deleted = inDoubt ? holders.delete(g.name(), g.version(), g.zxid())
+                : holders.deleteAtVersion(g.name(), g.version());
+        if (!deleted) {
             log.debug("Lease '" + g.name() + "' (token " + g.value() + ") has no holder of its own left (its session "
                     + "ended, or someone else holds it now); nothing to release");
         }
@@ -133,7 +154,7 @@ final class Releases {
                 continue;
             }
             try {
-                releaseNow(g);
+                releaseNow(g, true); // the connection dropped since: in doubt
             }
             catch (Exception ex) {
                 log.warn("Could not release lease '" + g.name() + "' (token " + g.value() + ") after reconnecting; "

@@ -29,6 +29,13 @@ interface TokenScheme {
     long token(int version, long zxid);
 
     /**
+     * Whether this backend never deletes a name's counter znode (so only an operator can). Then a counter still at a
+     * grant's version proves no one was granted since, and a release whose grant is not in doubt needs no read of the
+     * holder first ({@link Releases}).
+     */
+    boolean keepsCounters();
+
+    /**
      * Creates the missing counter znode {@code {root}/{name}} (and the root if it is missing too).
      *
      * @throws KeeperException.NodeExistsException when someone else created it first

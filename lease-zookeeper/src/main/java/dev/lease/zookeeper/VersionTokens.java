@@ -27,6 +27,12 @@ final class VersionTokens implements TokenScheme {
         return version;
     }
 
+    /** Deleting a counter would send its tokens back, so idle names are refused with version tokens. */
+    @Override
+    public boolean keepsCounters() {
+        return true;
+    }
+
     @Override
     public void admit(ZkGrant grant, Stat counter) {
         if (TokenScheme.zxidMarked(counter)) {

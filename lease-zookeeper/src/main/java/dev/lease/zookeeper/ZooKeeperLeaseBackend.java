@@ -27,9 +27,10 @@ import dev.lease.spi.LeaseBackend;
  * new version, which only ever grows, so tokens strictly increase per name for as long as nobody deletes
  * {@code {root}/{name}} (the library then never does). With {@link ZooKeeperTokenSource#ZXID} the token is the zxid
  * of the {@code multi}, which rises ensemble-wide, also across deletion and re-creation of {@code {root}/{name}}, so
- * the znodes of idle names may be deleted ({@code deleteIdleAfter}). A release reads the holder, and if it is the one
- * our grant created (our instance id, the grant's zxid as its creation zxid) deletes it in a {@code multi} that checks
- * the version is still the one of our grant: a re-created counter can reach our version again. Holders are known by
+ * the znodes of idle names may be deleted ({@code deleteIdleAfter}). A release is one {@code multi} that checks the
+ * counter is still at our grant's version and deletes the holder. Where a re-created counter could have reached our
+ * version again (zxid tokens, or a grant in doubt: lost, or its session changed) it first reads the holder and deletes
+ * it only if it is the one our grant created (our instance id, the grant's zxid as its creation zxid). Holders are known by
  * what the store says of them, never by a session read before a request, which Curator may retry on a new session
  * ({@code OurHolders}). All instances using a name must use the same token source: see {@link ZooKeeperTokenSource}
  * for how mixing them is refused.
@@ -107,7 +108,7 @@ public final class ZooKeeperLeaseBackend implements LeaseBackend<ZkGrant>, AutoC
         }
         Consumer<String> used = idleNames == null ? name -> { } : idleNames::forget;
         OurHolders holders = new OurHolders(client, paths, instanceId);
-        this.releases = new Releases(client, holders, live, slots, used);
+        this.releases = new Releases(client, holders, live, slots, used, tokens.keepsCounters());
         this.grants = new GrantTransactions(client, paths, instanceId, holders, tokens, releases, used);
         this.renewal = new SessionRenewal(client, paths, live, this::sessionTimeout);
         this.connection = new ConnectionWatch(client, paths, live, releases);

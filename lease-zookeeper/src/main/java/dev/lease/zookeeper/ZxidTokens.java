@@ -26,6 +26,12 @@ final class ZxidTokens implements TokenScheme {
         return zxid;
     }
 
+    /** Idle names' counters may be deleted and re-created, reaching a released grant's version again. */
+    @Override
+    public boolean keepsCounters() {
+        return false;
+    }
+
     /** Marks the name on its first zxid grant (a name created here is created marked). */
     @Override
     public void admit(ZkGrant grant, Stat counter) throws Exception {

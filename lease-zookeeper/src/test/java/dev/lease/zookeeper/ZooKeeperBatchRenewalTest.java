@@ -14,8 +14,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
@@ -270,18 +268,7 @@ class ZooKeeperBatchRenewalTest {
         return backend.tryAcquire(new GrantRequest(name, seconds(30), reason -> { })).orElse(null);
     }
 
-    private static final Pattern CONNECTION = Pattern.compile("recved=(\\d+),.*?sid=0x([0-9a-f]+)");
-
-    /** Requests the server received on {@link #client}'s session so far, from the {@code cons} admin command. */
     private long requestsReceived() throws Exception {
-        String sid = Long.toHexString(client.getZookeeperClient().getZooKeeper().getSessionId());
-        String cons = ZooKeeperTesting.fourLetterWord(server.getPort(), "cons");
-        Matcher m = CONNECTION.matcher(cons);
-        while (m.find()) {
-            if (m.group(2).equals(sid)) {
-                return Long.parseLong(m.group(1));
-            }
-        }
-        throw new AssertionError("session 0x" + sid + " not found in cons: " + cons);
+        return ZooKeeperTesting.requestsReceived(server, client);
     }
 }

@@ -13,6 +13,8 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -33,6 +35,8 @@ public final class ZooKeeperTesting {
 
     /** A short tick so that short session timeouts are allowed (the server's minimum is two ticks). */
     static final int TICK_MS = 250;
+
+    private static final Pattern CONNECTION = Pattern.compile("recved=(\\d+),.*?sid=0x([0-9a-f]+)");
 
     private ZooKeeperTesting() {
     }
@@ -55,6 +59,21 @@ public final class ZooKeeperTesting {
             socket.getOutputStream().flush();
             return new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
         }
+    }
+
+    /**
+     * The requests {@code server} has received on {@code client}'s current session so far (its {@code cons} admin
+     * command), pings included; the admin command's own connection is not counted.
+     */
+    static long requestsReceived(TestingServer server, CuratorFramework client) throws Exception {
+        String sid = Long.toHexString(client.getZookeeperClient().getZooKeeper().getSessionId());
+        Matcher m = CONNECTION.matcher(fourLetterWord(server.getPort(), "cons"));
+        while (m.find()) {
+            if (m.group(2).equals(sid)) {
+                return Long.parseLong(m.group(1));
+            }
+        }
+        throw new AssertionError("session 0x" + sid + " not found in the server's connections");
     }
 
     /** A started client, connected before it is returned. */
