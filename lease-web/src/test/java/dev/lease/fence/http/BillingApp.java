@@ -31,8 +31,7 @@ class BillingApp {
         return new SpringApplicationBuilder(BillingApp.class).web(WebApplicationType.NONE).logStartupInfo(false)
                 .properties(Map.of("lease.backend", "zookeeper", "lease.zookeeper.connect-string", zooKeeper,
                         "lease.zookeeper.session-timeout", SESSION.toMillis() + "ms",
-                        "lease.default-ttl", SESSION.toMillis() + "ms", "spring.main.banner-mode", "off",
-                        "lease.zookeeper.connection-timeout", TestTiming.seconds(30).toMillis() + "ms"))
+                        "lease.default-ttl", SESSION.toMillis() + "ms", "spring.main.banner-mode", "off"))
                 .run();
     }
 

@@ -88,8 +88,6 @@ final class SpringInstance implements AutoCloseable {
         if (store.backend().equals("zookeeper")) {
             props.put("lease.zookeeper.connect-string", proxy.address());
             props.put("lease.zookeeper.session-timeout", ttl.toMillis() + "ms");
-            // The session is short for the scenario; connecting on a loaded machine may take longer.
-            props.put("lease.zookeeper.connection-timeout", seconds(30).toMillis() + "ms");
             props.put("lease.zookeeper.root", "/spring-workloads");
         }
         else {

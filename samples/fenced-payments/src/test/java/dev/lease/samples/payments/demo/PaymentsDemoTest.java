@@ -29,8 +29,7 @@ class PaymentsDemoTest {
         String session = (4 * FACTOR) + "s";
         PaymentsDemo.Result result = new PaymentsDemo(new PrintStream(printed, true, StandardCharsets.UTF_8),
                 Path.of("target"), Duration.ofSeconds(90 * FACTOR))
-                .run("--lease.zookeeper.session-timeout=" + session, "--lease.default-ttl=" + session,
-                        "--lease.zookeeper.connection-timeout=" + (30 * FACTOR) + "s");
+                .run("--lease.zookeeper.session-timeout=" + session, "--lease.default-ttl=" + session);
         System.out.println(printed.toString(StandardCharsets.UTF_8));
 
         long tokenOfA = Long.parseLong(result.readyOfA().replace("READY token=", ""));

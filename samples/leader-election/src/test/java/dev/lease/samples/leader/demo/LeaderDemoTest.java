@@ -26,7 +26,6 @@ class LeaderDemoTest {
         String session = TestTiming.seconds(4).toMillis() + "ms";
         LeaderDemo.Result result = new LeaderDemo(out, TestTiming.seconds(90)).run(
                 "--lease.zookeeper.session-timeout=" + session,
-                "--lease.zookeeper.connection-timeout=" + TestTiming.seconds(30).toMillis() + "ms",
                 "--lease.leader.elections." + Reminders.JOB + ".ttl=" + session);
         System.out.println(printed.toString(StandardCharsets.UTF_8));
 
