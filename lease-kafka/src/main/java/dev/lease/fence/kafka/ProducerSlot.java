@@ -59,7 +59,7 @@ final class ProducerSlot<K, V> {
                 producer.initTransactions();
             }
             catch (RuntimeException ex) {
-                producer.close(Duration.ZERO);
+                closeQuietly(producer);
                 throw ex;
             }
         }
@@ -73,7 +73,7 @@ final class ProducerSlot<K, V> {
         }
         catch (LeaseLostException ex) {
             // The epoch this producer holds may have been taken after a successor's: it must never send.
-            producer.close(Duration.ZERO);
+            closeQuietly(producer);
             throw KafkaRefusals.notConfirmed(transactionalId, token, ex);
         }
         current = new Taken<>(producer, token);
@@ -88,11 +88,30 @@ final class ProducerSlot<K, V> {
         if (taken == current) {
             current = null;
         }
-        taken.producer().close(Duration.ZERO);
+        closeQuietly(taken.producer());
     }
 
     /** Closes the current producer, if any. */
     synchronized void close() {
         discard(current);
+    }
+
+    /**
+     * Closes without waiting, on a thread that a lost lease may have interrupted (the client would throw instead of
+     * closing); the interrupt is kept for the holder. What the close throws must not hide why it was closed.
+     */
+    static void closeQuietly(Producer<?, ?> producer) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            producer.close(Duration.ZERO);
+        }
+        catch (RuntimeException ignored) {
+            // Closing a fenced or failed producer can fail in turn; it is dropped either way.
+        }
+        finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 }
