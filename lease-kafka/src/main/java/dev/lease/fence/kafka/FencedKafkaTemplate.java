@@ -102,7 +102,8 @@ public class FencedKafkaTemplate<K, V> implements AutoCloseable {
                 return FencedTransaction.run(slot, taken, callback);
             }
             catch (RuntimeException ex) {
-                if (!KafkaRefusals.fenced(ex)) {
+                // A later grant in this instance replaced (and closed) the producer: its initialisation fenced this one.
+                if (!KafkaRefusals.fenced(ex) && slot.isCurrent(taken)) {
                     throw ex;
                 }
                 slot.discard(taken);

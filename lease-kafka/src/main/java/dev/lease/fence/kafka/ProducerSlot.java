@@ -80,6 +80,11 @@ final class ProducerSlot<K, V> {
         return current;
     }
 
+    /** Whether {@code taken} is still the producer of the name: no later grant or failure replaced it. */
+    synchronized boolean isCurrent(Taken<K, V> taken) {
+        return taken == current;
+    }
+
     /** Closes a producer (fenced, failed, or replaced): the next transaction takes the name over again. */
     synchronized void discard(Taken<K, V> taken) {
         if (taken == null) {
