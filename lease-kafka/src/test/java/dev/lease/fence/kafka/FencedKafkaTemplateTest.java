@@ -4,73 +4,36 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
-import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 import dev.lease.LeaseKind;
 import dev.lease.LeaseSpec;
-import dev.lease.core.LeaseEngine;
 import dev.lease.fence.StaleTokenException;
-import dev.lease.memory.InMemoryLeaseBackend;
 import dev.lease.testing.TestTiming;
 
-/**
- * A paused holder against its successor on a real broker. Holder A's engine is never told that the store took its
- * grant away (a paused process hears nothing); the test takes it away ({@link InMemoryLeaseBackend#revoke}) while A is
- * held at one step, grants the name to B, and lets A go on. Leases are long (no renewal runs during a test), so A
- * learns of its loss only from the broker or from the confirmation.
- */
-class FencedKafkaTemplateTest {
+/** A paused holder A ({@link PausedHolderTest#staleSide}) against its successor B ({@link PausedHolderTest#nextSide}). */
+class FencedKafkaTemplateTest extends PausedHolderTest {
 
     private static final String NAME = "outbox-relay:eu.1";
     private static final LeaseSpec RELAY = LeaseSpec.of(NAME, LeaseKind.CORRECTNESS).withTtl(Duration.ofSeconds(60));
 
-    private static EmbeddedKafkaKraftBroker broker;
-
-    private final InMemoryLeaseBackend store = new InMemoryLeaseBackend();
-    private final LeaseEngine engineA = KafkaFixture.engineOver(KafkaFixture.unaware(store));
-    private final LeaseEngine engineB = KafkaFixture.engineOver(store);
     private final DefaultKafkaProducerFactory<String, String> factory = KafkaFixture.producerFactory(broker);
     private final FencedKafkaTemplate<String, String> templateA = new FencedKafkaTemplate<>(factory);
     private final FencedKafkaTemplate<String, String> templateB = new FencedKafkaTemplate<>(factory);
-    private final ExecutorService holderThread = Executors.newSingleThreadExecutor();
-    private final String topic = KafkaFixture.newTopic(broker);
-    private final CountDownLatch paused = new CountDownLatch(1);
-    private final CountDownLatch resume = new CountDownLatch(1);
-
-    @BeforeAll
-    static void startBroker() {
-        broker = KafkaFixture.startBroker();
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        broker.destroy();
-    }
 
     @AfterEach
-    void close() {
-        resume.countDown();
-        holderThread.shutdownNow();
+    void closeTemplates() {
         templateA.close();
         templateB.close();
-        engineA.close();
-        engineB.close();
     }
 
     @Test
     void aStaleHoldersOpenTransactionIsAbortedByTheSuccessorsGrantAndItsCommitRefused() throws Exception {
-        CompletableFuture<Throwable> a = inHolderA(() -> templateA.executeInTransaction(sender -> {
+        CompletableFuture<Throwable> a = inStaleHolder(RELAY, () -> templateA.executeInTransaction(sender -> {
             sender.send(topic, "k", "a-1");
             pause();
             sender.send(topic, "k", "a-2");
@@ -78,7 +41,7 @@ class FencedKafkaTemplateTest {
         }));
         awaitPaused();
         successorSends("b-1");
-        resume.countDown();
+        resume();
 
         assertStaleAndRefusedByTheBroker(a.get(30, TimeUnit.SECONDS));
         successorSends("b-2");
@@ -94,10 +57,10 @@ class FencedKafkaTemplateTest {
     @Test
     void aHolderPausedBetweenGrantAndInitialisationSendsNothingAndItsSuccessorRecovers() throws Exception {
         templateA.steps(pauseAt(true));
-        CompletableFuture<Throwable> a = inHolderA(() -> templateA.send(topic, "k", "a-1"));
+        CompletableFuture<Throwable> a = inStaleHolder(RELAY, () -> templateA.send(topic, "k", "a-1"));
         awaitPaused();
         successorSends("b-1");
-        resume.countDown();
+        resume();
 
         StaleTokenException refused = assertStale(a.get(30, TimeUnit.SECONDS));
         assertThat(refused).hasMessageContaining("no longer holds its grant");
@@ -113,10 +76,10 @@ class FencedKafkaTemplateTest {
     @Test
     void aHolderPausedBetweenInitialisationAndConfirmationSendsNothing() throws Exception {
         templateA.steps(pauseAt(false));
-        CompletableFuture<Throwable> a = inHolderA(() -> templateA.send(topic, "k", "a-1"));
+        CompletableFuture<Throwable> a = inStaleHolder(RELAY, () -> templateA.send(topic, "k", "a-1"));
         awaitPaused();
         successorSends("b-1");
-        resume.countDown();
+        resume();
 
         assertThat(assertStale(a.get(30, TimeUnit.SECONDS))).hasMessageContaining("no longer holds its grant");
         successorSends("b-2");
@@ -125,7 +88,7 @@ class FencedKafkaTemplateTest {
 
     @Test
     void aHolderSendsUnderOneProducerForAllTheTransactionsOfItsGrant() {
-        engineB.execute(RELAY, lease -> {
+        nextSide.execute(RELAY, lease -> {
             templateB.send(topic, "k", "b-1");
             templateB.executeInTransaction(sender -> {
                 sender.send(topic, "k", "b-2");
@@ -138,30 +101,7 @@ class FencedKafkaTemplateTest {
 
     private void successorSends(String value) {
         store.revoke(NAME); // frees the name at the store; A is not told
-        engineB.execute(RELAY.withWaitFor(TestTiming.seconds(10)), lease -> templateB.send(topic, "k", value));
-    }
-
-    /** What the template threw to holder A inside its section (the engine may add its own loss around it). */
-    private CompletableFuture<Throwable> inHolderA(Runnable work) {
-        return CompletableFuture.supplyAsync(() -> {
-            AtomicReference<Throwable> thrown = new AtomicReference<>();
-            try {
-                engineA.execute(RELAY, lease -> {
-                    try {
-                        work.run();
-                    }
-                    catch (RuntimeException ex) {
-                        thrown.set(ex);
-                        throw ex;
-                    }
-                    return null;
-                });
-            }
-            catch (RuntimeException ex) {
-                thrown.compareAndSet(null, ex);
-            }
-            return thrown.get();
-        }, holderThread);
+        nextSide.execute(RELAY.withWaitFor(TestTiming.seconds(10)), lease -> templateB.send(topic, "k", value));
     }
 
     private GrantSteps pauseAt(boolean beforeInitialisation) {
@@ -180,21 +120,6 @@ class FencedKafkaTemplateTest {
                 }
             }
         };
-    }
-
-    private void pause() {
-        paused.countDown();
-        try {
-            assertThat(resume.await(30, TimeUnit.SECONDS)).isTrue();
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted while paused", ex);
-        }
-    }
-
-    private void awaitPaused() throws InterruptedException {
-        assertThat(paused.await(TestTiming.seconds(30).toSeconds(), TimeUnit.SECONDS)).isTrue();
     }
 
     private void assertStaleAndRefusedByTheBroker(Throwable thrown) {

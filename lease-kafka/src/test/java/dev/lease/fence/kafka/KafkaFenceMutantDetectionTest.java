@@ -4,23 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 import dev.lease.LeaseKind;
 import dev.lease.LeaseSpec;
-import dev.lease.core.LeaseEngine;
 import dev.lease.fence.StaleTokenException;
-import dev.lease.memory.InMemoryLeaseBackend;
 import dev.lease.testing.TestTiming;
 
 /**
@@ -30,40 +21,17 @@ import dev.lease.testing.TestTiming;
  * new initialisation (it reuses the producer of the previous grant) lets the stale records commit after the
  * successor's grant. The scenario must tell the two apart: a check that passes against the mutant would prove nothing.
  */
-class KafkaFenceMutantDetectionTest {
+class KafkaFenceMutantDetectionTest extends PausedHolderTest {
 
     private static final String NAME = "exporter";
     private static final LeaseSpec EXPORT = LeaseSpec.of(NAME, LeaseKind.CORRECTNESS).withTtl(Duration.ofSeconds(60));
 
-    private static EmbeddedKafkaKraftBroker broker;
-
-    private final InMemoryLeaseBackend store = new InMemoryLeaseBackend();
-    private final LeaseEngine staleSide = KafkaFixture.engineOver(KafkaFixture.unaware(store));
-    private final LeaseEngine nextSide = KafkaFixture.engineOver(store);
     private final FencedKafkaTemplate<String, String> template = new FencedKafkaTemplate<>(
             KafkaFixture.producerFactory(broker));
-    private final ExecutorService staleThread = Executors.newSingleThreadExecutor();
-    private final String topic = KafkaFixture.newTopic(broker);
-    private final CountDownLatch paused = new CountDownLatch(1);
-    private final CountDownLatch resume = new CountDownLatch(1);
-
-    @BeforeAll
-    static void startBroker() {
-        broker = KafkaFixture.startBroker();
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        broker.destroy();
-    }
 
     @AfterEach
-    void close() {
-        resume.countDown();
-        staleThread.shutdownNow();
+    void closeTemplate() {
         template.close();
-        staleSide.close();
-        nextSide.close();
     }
 
     @Test
@@ -93,33 +61,15 @@ class KafkaFenceMutantDetectionTest {
      * @return what the stale section's call threw, null when its transaction committed
      */
     private Throwable handover() throws Exception {
-        CompletableFuture<Throwable> stale = CompletableFuture.supplyAsync(() -> {
-            AtomicReference<Throwable> thrown = new AtomicReference<>();
-            try {
-                staleSide.execute(EXPORT, lease -> {
-                    try {
-                        template.executeInTransaction(sender -> {
-                            sender.send(topic, "k", "stale-1");
-                            paused.countDown();
-                            awaitResume();
-                            return null;
-                        });
-                    }
-                    catch (RuntimeException ex) {
-                        thrown.set(ex);
-                    }
-                    return null;
-                });
-            }
-            catch (RuntimeException ex) {
-                thrown.compareAndSet(null, ex);
-            }
-            return thrown.get();
-        }, staleThread);
-        assertThat(paused.await(TestTiming.seconds(30).toSeconds(), TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<Throwable> stale = inStaleHolder(EXPORT, () -> template.executeInTransaction(sender -> {
+            sender.send(topic, "k", "stale-1");
+            pause();
+            return null;
+        }));
+        awaitPaused();
         store.revoke(NAME);
         nextGrantSends("next-1");
-        resume.countDown();
+        resume();
         Throwable thrown = stale.get(30, TimeUnit.SECONDS);
         nextGrantSends("next-2");
         return thrown;
@@ -134,16 +84,6 @@ class KafkaFenceMutantDetectionTest {
                 throw ex;
             }
             // Only under the mutant: the reused producer is still inside the stale section's transaction.
-        }
-    }
-
-    private void awaitResume() {
-        try {
-            assertThat(resume.await(30, TimeUnit.SECONDS)).isTrue();
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted while paused", ex);
         }
     }
 }
