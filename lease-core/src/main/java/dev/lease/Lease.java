@@ -68,6 +68,22 @@ public interface Lease extends AutoCloseable {
      */
     void checkValid();
 
+    /**
+     * Asks the store, now, whether it still holds this grant: returns once a renewal sent after this call began was
+     * answered in time, and throws otherwise. For a step whose safety needs a moment at which the grant was certainly
+     * still held, after something else happened: the Kafka fence confirms the grant after it re-initialised its
+     * producer, so that a successor granted later re-initialises after it. Waits at most for the lease's validity.
+     *
+     * @throws LeaseLostException when the store no longer holds the grant, the renewal failed, the validity ran out
+     *         first or the thread was interrupted
+     * @throws UnsupportedOperationException when this lease cannot ask its store (the default, for leases made
+     *         elsewhere than the engine)
+     */
+    default void confirm() {
+        throw new UnsupportedOperationException("Lease '" + name() + "' (" + getClass().getName() + ") cannot ask its"
+                + " store whether it still holds the grant; use a lease from LeaseTemplate, @Leased or @LeaderOnly");
+    }
+
     /** Releases the lease with the grant this process holds, so a successor's grant is never touched. Idempotent. */
     @Override
     void close();

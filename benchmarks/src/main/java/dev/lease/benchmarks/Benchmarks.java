@@ -15,7 +15,7 @@ import java.util.Map;
  * and ratios as Markdown. {@code --smoke} runs every contender a handful of times only.
  *
  * <p>Each comparison is a class of its own ({@link UncontendedAndHandover}, {@link LossToInterrupt}, {@link HoldCost},
- * {@link EtcdBenchmarks}, {@link InterceptorOverhead}, {@link OnceCost} and {@link HoldAtLeastRequests}); this one reads the arguments, runs the comparisons in their
+ * {@link EtcdBenchmarks}, {@link InterceptorOverhead}, {@link OnceCost}, {@link HoldAtLeastRequests} and {@link KafkaCost}); this one reads the arguments, runs the comparisons in their
  * order and holds what they share: the rows, what to close at the end, and the stores {@code --only} asks for.
  */
 public final class Benchmarks {
@@ -70,8 +70,8 @@ public final class Benchmarks {
     }
 
     /**
-     * Runs the named comparisons (uncontended (with handover), loss, hold, overhead, and once, which is not run by
-     * default) and returns their rows.
+     * Runs the named comparisons (uncontended (with handover), loss, hold, overhead, and once and kafka, which are not
+     * run by default) and returns their rows.
      */
     static List<Row> run(Settings settings, String only) throws Exception {
         try (Servers servers = Servers.start()) {
@@ -96,6 +96,9 @@ public final class Benchmarks {
                 if (only.contains("once")) {
                     new OnceCost(b, settings).run();
                     new HoldAtLeastRequests(b, settings).run();
+                }
+                if (only.contains("kafka")) {
+                    new KafkaCost(b, settings).run();
                 }
             }
             finally {

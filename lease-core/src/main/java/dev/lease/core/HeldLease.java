@@ -169,6 +169,14 @@ final class HeldLease implements Lease {
         }
     }
 
+    @Override
+    public void confirm() {
+        if (!renewal.confirm()) {
+            throw lostException(null);
+        }
+        checkValid();
+    }
+
     LeaseLostException lostException(Throwable cause) {
         String reason;
         synchronized (lock) {

@@ -31,6 +31,12 @@ final class LeaseRenewal {
     /** The lease's lock. */
     private final Object lock;
     private Future<?> watchdog;
+    /** When the latest renewal answered "still ours" in time was sent, on the validity clock; under the lock. */
+    private long confirmedFrom;
+    /** Whether a caller of {@link #confirm} waits for a renewal sent after it asked; under the lock. */
+    private boolean confirmAsked;
+    /** When the latest waiting caller of {@link #confirm} asked; under the lock. */
+    private long confirmWantedFrom;
 
     LeaseRenewal(HeldLease lease, BackendGrant<?> granted, Timing timing, Validity validity, RenewalBatcher batcher,
             RenewalExecutors executors, LeaseEngineListener listener, Object lock) {
@@ -42,6 +48,7 @@ final class LeaseRenewal {
         this.executors = executors;
         this.listener = listener;
         this.lock = lock;
+        this.confirmedFrom = validity.now() - 1;
     }
 
     /** Puts the first renewal on the schedule and starts the watchdog, unless the lease was lost or closed already. */
@@ -55,8 +62,43 @@ final class LeaseRenewal {
         }
     }
 
+    /**
+     * Sends a renewal at once and waits for its answer, or for a renewal already on the way that was sent after this
+     * call began: the store's word that the grant was still held after the caller's last step.
+     *
+     * @return true when such a renewal was answered "still ours" in time; false when the lease was lost or closed
+     *         first, its validity ran out or the thread was interrupted (its interrupt status is then set again)
+     */
+    boolean confirm() {
+        long asked = validity.now();
+        synchronized (lock) {
+            try {
+                while (lease.isActive() && confirmedFrom - asked < 0) {
+                    long left = validity.nanosLeft();
+                    if (left <= 0) {
+                        return false;
+                    }
+                    if (!confirmAsked || asked - confirmWantedFrom > 0) {
+                        confirmWantedFrom = asked;
+                    }
+                    if (!confirmAsked) {
+                        confirmAsked = true;
+                        schedule(0);
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(lock, left);
+                }
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            return lease.isActive() && confirmedFrom - asked >= 0;
+        }
+    }
+
     /** Under the lease's lock, as it is lost or closed: nothing more is renewed or watched. */
     void cancel() {
+        lock.notifyAll();
         batcher.cancel(this);
         if (watchdog != null) {
             watchdog.cancel(false);
@@ -132,7 +174,14 @@ final class LeaseRenewal {
             }
             inTime = validity.extendFrom(start);
             if (inTime) {
-                schedule(timing.renewEvery().toNanos() - (validity.now() - start));
+                if (start - confirmedFrom > 0) {
+                    confirmedFrom = start;
+                }
+                // A confirmation waits for a renewal sent after it asked: one sent before cannot answer it.
+                boolean confirmWaits = confirmAsked && start - confirmWantedFrom < 0;
+                schedule(confirmWaits ? 0 : timing.renewEvery().toNanos() - (validity.now() - start));
+                confirmAsked = confirmWaits;
+                lock.notifyAll();
             }
         }
         if (inTime) {

@@ -13,6 +13,9 @@ import dev.lease.spi.LeaseNames;
  */
 public class StaleTokenException extends RuntimeException {
 
+    /** {@link #current()} of a resource that cannot say which token it accepted last. */
+    public static final long CURRENT_UNKNOWN = -1;
+
     /** The fenced resource that refused the write. */
     private final String resource;
     private final transient FencingToken presented;
@@ -49,6 +52,26 @@ public class StaleTokenException extends RuntimeException {
         this(resource, presented, current, resetStatement(table, fenceColumn, keyColumn, key));
     }
 
+    /**
+     * A write refused by a resource that fences by means of its own and cannot say which token it accepted last, such
+     * as a Kafka broker that fenced a producer (its epoch was bumped by a later holder): {@link #current()} is then
+     * {@value #CURRENT_UNKNOWN}.
+     *
+     * @param resource the fenced resource, such as a producer's {@code transactional.id}
+     * @param presented the token of the lease the write was made under
+     * @param refusal what the resource did, in words, for the message
+     * @param cause the resource's own refusal
+     */
+    public StaleTokenException(String resource, FencingToken presented, String refusal, Throwable cause) {
+        super("Stale fencing token for resource '" + LeaseNames.printable(resource) + "': lease '"
+                + LeaseNames.printable(presented.lease()) + "' presented token " + presented.value() + " but " + refusal
+                + ". The lease was lost (it expired or was taken over while its holder paused) and a later holder has"
+                + " taken the resource over; this write was refused. Stop the work.", cause);
+        this.resource = resource;
+        this.presented = presented;
+        this.current = CURRENT_UNKNOWN;
+    }
+
     StaleTokenException(String resource, FencingToken presented, long current, String resetStatement) {
         super(message(resource, presented, current, resetStatement));
         this.resource = resource;
@@ -77,7 +100,7 @@ public class StaleTokenException extends RuntimeException {
     /**
      * The fence found at the resource.
      *
-     * @return the highest token the resource had accepted
+     * @return the highest token the resource had accepted, or {@link #CURRENT_UNKNOWN} when it cannot say
      */
     public long current() {
         return current;
@@ -90,7 +113,7 @@ public class StaleTokenException extends RuntimeException {
      * @return true when the message also suggests resetting the fence
      */
     public boolean fenceFarAhead() {
-        return farAhead(presented.value(), current);
+        return current != CURRENT_UNKNOWN && farAhead(presented.value(), current);
     }
 
     /**

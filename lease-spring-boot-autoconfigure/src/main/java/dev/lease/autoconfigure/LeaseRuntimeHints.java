@@ -18,7 +18,8 @@ class LeaseRuntimeHints implements RuntimeHintsRegistrar {
         BindableRuntimeHintsRegistrar.forTypes(LeaseProperties.class, JdbcLeaseProperties.class,
                 JdbcFenceProperties.class, ZooKeeperLeaseProperties.class, RedisLeaseProperties.class,
                 RedlockProperties.class, KubernetesLeaseProperties.class, EtcdLeaseProperties.class,
-                LeaderElectionProperties.class, LeaseHealthProperties.class, OnceProperties.class).registerHints(hints, classLoader);
+                LeaderElectionProperties.class, LeaseHealthProperties.class, OnceProperties.class,
+                KafkaFenceProperties.class).registerHints(hints, classLoader);
         hints.resources().registerPattern("META-INF/spring-configuration-metadata.json");
     }
 }

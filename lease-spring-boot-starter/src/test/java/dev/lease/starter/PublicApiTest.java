@@ -36,7 +36,7 @@ class PublicApiTest {
     /** The published modules with code (lease-bom and this starter have none). */
     static final Set<String> PUBLISHED = Set.of("lease-core", "lease-test", "lease-spring", "lease-zookeeper",
             "lease-redis", "lease-jdbc", "lease-kubernetes", "lease-etcd", "lease-jpa",
-            "lease-spring-boot-autoconfigure", "lease-web");
+            "lease-spring-boot-autoconfigure", "lease-web", "lease-kafka");
 
     private static final Path LIST = Path.of("src/test/resources/public-api.txt");
 
