@@ -64,7 +64,8 @@ final class LeaseRenewal {
 
     /**
      * Sends a renewal at once and waits for its answer, or for a renewal already on the way that was sent after this
-     * call began: the store's word that the grant was still held after the caller's last step.
+     * call began: the store's word that the grant was still held after the caller's last step. With a renewal in
+     * flight that was sent before, the next goes out when that one is answered, never beside it.
      *
      * @return true when such a renewal was answered "still ours" in time; false when the lease was lost or closed
      *         first, its validity ran out or the thread was interrupted (its interrupt status is then set again)
@@ -83,7 +84,8 @@ final class LeaseRenewal {
                     }
                     if (!confirmAsked) {
                         confirmAsked = true;
-                        schedule(0);
+                        // A renewal in flight is not doubled: its answer sends the next at once (see answered).
+                        batcher.hurry(this, timing.renewEvery().toNanos());
                     }
                     TimeUnit.NANOSECONDS.timedWait(lock, left);
                 }

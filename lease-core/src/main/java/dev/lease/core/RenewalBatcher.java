@@ -97,20 +97,40 @@ final class RenewalBatcher {
      * @param renewEveryNanos the lease's renewal interval, which bounds how early it may be renewed
      */
     void schedule(LeaseRenewal lease, long delayNanos, long renewEveryNanos) {
-        long now = System.nanoTime();
         synchronized (lock) {
-            Due previous = scheduled.remove(lease);
-            if (previous != null) {
-                schedule.remove(previous);
+            scheduleLocked(lease, delayNanos, renewEveryNanos);
+        }
+    }
+
+    /**
+     * Moves the lease's scheduled renewal to now, for a confirmation. False when none is on the schedule: one is in
+     * flight (its answer puts the next on the schedule) or the lease ended. Two renewals of one lease never go out
+     * side by side: where renewals are conditional writes (a Kubernetes Lease's resourceVersion), the store would
+     * refuse one of them, and the lease would be lost to its own holder.
+     */
+    boolean hurry(LeaseRenewal lease, long renewEveryNanos) {
+        synchronized (lock) {
+            if (!scheduled.containsKey(lease)) {
+                return false;
             }
-            long slack = batched ? renewEveryNanos / COALESCE : 0;
-            Due due = new Due(lease, now + Math.max(0, delayNanos), slack, sequence++);
-            schedule.add(due);
-            scheduled.put(lease, due);
-            maxSlack = Math.max(maxSlack, slack);
-            if (schedule.first() == due) {
-                arm();
-            }
+            scheduleLocked(lease, 0, renewEveryNanos);
+            return true;
+        }
+    }
+
+    private void scheduleLocked(LeaseRenewal lease, long delayNanos, long renewEveryNanos) {
+        long now = System.nanoTime();
+        Due previous = scheduled.remove(lease);
+        if (previous != null) {
+            schedule.remove(previous);
+        }
+        long slack = batched ? renewEveryNanos / COALESCE : 0;
+        Due due = new Due(lease, now + Math.max(0, delayNanos), slack, sequence++);
+        schedule.add(due);
+        scheduled.put(lease, due);
+        maxSlack = Math.max(maxSlack, slack);
+        if (schedule.first() == due) {
+            arm();
         }
     }
 
