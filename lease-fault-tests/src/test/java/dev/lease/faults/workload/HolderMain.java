@@ -74,7 +74,12 @@ public final class HolderMain {
             backend = new EtcdLeaseBackend(etcd, conf.get("prefix"), Duration.ofMillis(Long.parseLong(conf.get("ttl-ms"))));
         }
         else {
-            backend = new JdbcLeaseBackend(new DriverManagerDataSource(conf.get("jdbc-url")));
+            // jdbc-tokens=SHARED and jdbc-delete-idle-after-ms: the shared token counter, with idle rows deleted.
+            String deleteIdleAfter = conf.get("jdbc-delete-idle-after-ms");
+            backend = new JdbcLeaseBackend(new DriverManagerDataSource(conf.get("jdbc-url")),
+                    conf.getOrDefault("jdbc-table", JdbcLeaseBackend.DEFAULT_TABLE),
+                    JdbcLeaseBackend.Tokens.valueOf(conf.getOrDefault("jdbc-tokens", "PER_NAME")),
+                    deleteIdleAfter == null ? null : Duration.ofMillis(Long.parseLong(deleteIdleAfter)));
         }
         Ledger ledger = Ledger.attach(new DriverManagerDataSource(conf.get("ledger-url")), Ledger.Check.FENCED,
                 conf.get("resource"));
