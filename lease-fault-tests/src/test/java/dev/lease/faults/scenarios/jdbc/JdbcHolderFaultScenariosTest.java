@@ -187,7 +187,10 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
         AtomicBoolean cleaning = new AtomicBoolean(true);
         try (FaultRun run = new FaultRun("jdbc-shared-tokens-idle-rows-deleted", "jdbc (PostgreSQL), shared tokens",
                 LeaseKind.CORRECTNESS, ledger(lease)); shared; LeaseEngine local = ZooKeeperHolder.engine(shared,
-                        LeaseKind.CORRECTNESS)) {
+                        LeaseKind.CORRECTNESS);
+                JdbcLeaseBackend secondShared = new JdbcLeaseBackend(holderDataSource(), table,
+                        JdbcLeaseBackend.Tokens.SHARED, Duration.ofMillis(1));
+                LeaseEngine second = ZooKeeperHolder.engine(secondShared, LeaseKind.CORRECTNESS)) {
             Thread cleaner = new Thread(() -> {
                 while (cleaning.get()) {
                     try {
@@ -218,10 +221,13 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
             child.awaitWriteReady();
             HeldAfterGrant successor = new HeldAfterGrant();
             LeaseWorker rival = run.worker(2, local, config(lease, TTL, 11), successor);
-            StaleWrites.Tally tally = StaleWrites.pausedWrites(run, child, rival, successor, Soak.rounds(2),
+            StaleWrites.Tally tally = StaleWrites.pausedWrites(run, child, rival, successor, Soak.rounds(1),
                     new Random(Seeds.of("jdbc-shared-tokens-idle-rows-deleted")), false);
-            for (int round = 0; round < Soak.rounds(2); round++) {
-                pauseUntilTakenOver(run, child, List.of(rival));
+            // A second instance (a backend of its own, sweeper included) competes from now on: more grants, more
+            // rows deleted and re-created between them.
+            LeaseWorker third = run.worker(3, second, config(lease, TTL, 12));
+            for (int round = 0; round < Soak.rounds(1); round++) {
+                pauseUntilTakenOver(run, child, List.of(rival, third));
             }
             cleaning.set(false);
             cleaner.join(BOUND.toMillis());
