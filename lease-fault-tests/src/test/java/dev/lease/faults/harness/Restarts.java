@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.stream.LongStream;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -73,8 +75,8 @@ public final class Restarts {
         return grantsOf(run, worker).findFirst().orElseThrow();
     }
 
-    private static java.util.stream.LongStream grantsOf(FaultRun run, int worker) {
+    private static LongStream grantsOf(FaultRun run, int worker) {
         return run.history.ops().stream().filter(op -> op.kind == History.Kind.ACQUIRE && op.ok() && op.worker == worker)
-                .sorted(java.util.Comparator.comparingLong(op -> op.completedAt)).mapToLong(op -> op.token);
+                .sorted(Comparator.comparingLong(op -> op.completedAt)).mapToLong(op -> op.token);
     }
 }

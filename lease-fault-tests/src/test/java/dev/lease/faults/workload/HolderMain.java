@@ -37,7 +37,9 @@ import dev.lease.zookeeper.ZooKeeperLeaseBackend;
  * {@code clock}, {@code go} and {@code arm}. Started by {@link ChildHolder}; arguments are {@code key=value}; with
  * {@code pause-before-write=true} the first write (of the first term, for a leader) waits for {@code go} (see
  * {@link PausedWrite}); with {@code fence-at-grant=true} every grant advances the ledger's fence before the work
- * runs; {@code long-hold-*}, see {@link LongHolds}.
+ * runs; {@code long-hold-*}, see {@link LongHolds}; for JDBC, {@code jdbc-table}, {@code jdbc-tokens}
+ * ({@code PER_NAME} or {@code SHARED}) and {@code jdbc-delete-idle-after-ms} configure the backend as
+ * {@code lease.jdbc.*} would.
  */
 public final class HolderMain {
 
