@@ -48,17 +48,10 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
         String lease = "jdbc-paused";
         try (FaultRun run = new FaultRun("jdbc-paused-holder", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS, ledger(lease));
                 LeaseEngine local = engine()) {
-            Map<String, String> args = childArgs(lease, TTL, 1);
-            args.put("pause-before-write", "true");
-            ChildHolder child = run.child(1, args, Map.of());
-            // The child first, alone: a worker that releases and takes the lease again at once can starve it.
-            child.awaitWriteReady();
-            HeldAfterGrant successor = new HeldAfterGrant();
-            LeaseWorker rival = run.worker(2, local, config(lease, TTL, 1), successor);
-            StaleWrites.Tally tally = StaleWrites.pausedWrites(run, child, rival, successor, Soak.rounds(2),
-                    new Random(Seeds.of("jdbc-paused-holder")), false);
+            Paused paused = Paused.start(run, local, childArgs(lease, TTL, 1), config(lease, TTL, 1));
+            StaleWrites.Tally tally = paused.staleWrites(run, Soak.rounds(2), "jdbc-paused-holder", false);
             for (int round = 0; round < Soak.rounds(2); round++) {
-                pauseUntilTakenOver(run, child, List.of(rival));
+                pauseUntilTakenOver(run, paused.child(), List.of(paused.rival()));
             }
             assertStaleWrites(run.finish(), tally);
         }
@@ -72,16 +65,11 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
         try (FaultRun run = new FaultRun("jdbc-paused-holder-fenced-at-grant", "jdbc (PostgreSQL)",
                 LeaseKind.CORRECTNESS, ledger, true); LeaseEngine local = engine(ledger.fence())) {
             Map<String, String> args = childArgs(lease, TTL, 6);
-            args.put("pause-before-write", "true");
             args.put("fence-at-grant", "true");
-            ChildHolder child = run.child(1, args, Map.of());
-            child.awaitWriteReady();
-            HeldAfterGrant successor = new HeldAfterGrant();
-            LeaseWorker rival = run.worker(2, local, config(lease, TTL, 6).fencedAtGrant(lease), successor);
-            StaleWrites.pausedWrites(run, child, rival, successor, Soak.rounds(2),
-                    new Random(Seeds.of("jdbc-paused-holder-fenced-at-grant")), true);
+            Paused paused = Paused.start(run, local, args, config(lease, TTL, 6).fencedAtGrant(lease));
+            paused.staleWrites(run, Soak.rounds(2), "jdbc-paused-holder-fenced-at-grant", true);
             for (int round = 0; round < Soak.rounds(2); round++) {
-                pauseUntilTakenOver(run, child, List.of(rival));
+                pauseUntilTakenOver(run, paused.child(), List.of(paused.rival()));
             }
             HistoryChecker.Verdict verdict = run.finish();
             assertFenceRefused(verdict);
@@ -95,14 +83,8 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
         String lease = "jdbc-paused-window";
         try (FaultRun run = new FaultRun("jdbc-paused-holder-grant-window", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS,
                 ledger(lease)); LeaseEngine local = engine()) {
-            Map<String, String> args = childArgs(lease, TTL, 7);
-            args.put("pause-before-write", "true");
-            ChildHolder child = run.child(1, args, Map.of());
-            child.awaitWriteReady();
-            HeldAfterGrant successor = new HeldAfterGrant();
-            LeaseWorker rival = run.worker(2, local, config(lease, TTL, 7), successor);
-            StaleWrites.Tally tally = StaleWrites.pausedWrites(run, child, rival, successor, 2,
-                    new Random(Seeds.of("jdbc-paused-holder-grant-window")), false);
+            Paused paused = Paused.start(run, local, childArgs(lease, TTL, 7), config(lease, TTL, 7));
+            StaleWrites.Tally tally = paused.staleWrites(run, 2, "jdbc-paused-holder-grant-window", false);
             HistoryChecker.Verdict verdict = run.finish();
             assertGrantWindowOpen(verdict);
             assertStaleWrites(verdict, tally);
@@ -149,17 +131,12 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
         Duration ttl = seconds(4);
         try (FaultRun run = new FaultRun("jdbc-restarted-holder", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS,
                 ledger(lease)); LeaseEngine local = engine()) {
-            Map<String, String> args = childArgs(lease, ttl, 10);
-            args.put("pause-before-write", "true");
-            ChildHolder child = run.child(1, args, Map.of());
-            child.awaitWriteReady();
-            HeldAfterGrant successor = new HeldAfterGrant();
-            LeaseWorker rival = run.worker(2, local, config(lease, ttl, 10), successor);
-            StaleWrites.Tally tally = StaleWrites.pausedWrites(run, child, rival, successor, 1,
-                    new Random(Seeds.of("jdbc-restarted-holder")), false);
+            Paused paused = Paused.start(run, local, childArgs(lease, ttl, 10), config(lease, ttl, 10));
+            StaleWrites.Tally tally = paused.staleWrites(run, 1, "jdbc-restarted-holder", false);
             JdbcTemplate store = new JdbcTemplate(postgres.dataSource());
+            ChildHolder child = paused.child();
             for (int round = 0; round < Soak.rounds(1); round++) {
-                child = Restarts.whileHolding(run, child, List.of(rival), 11 + round, () -> store.queryForObject(
+                child = Restarts.whileHolding(run, child, List.of(paused.rival()), 11 + round, () -> store.queryForObject(
                         "SELECT count(*) FROM lease_lock WHERE name = ? AND owner IS NOT NULL"
                                 + " AND expires_at > CURRENT_TIMESTAMP", Integer.class, lease) > 0);
             }
@@ -216,18 +193,14 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
             args.put("jdbc-table", table);
             args.put("jdbc-tokens", "SHARED");
             args.put("jdbc-delete-idle-after-ms", "1");
-            args.put("pause-before-write", "true");
-            ChildHolder child = run.child(1, args, Map.of());
-            child.awaitWriteReady();
-            HeldAfterGrant successor = new HeldAfterGrant();
-            LeaseWorker rival = run.worker(2, local, config(lease, TTL, 11), successor);
-            StaleWrites.Tally tally = StaleWrites.pausedWrites(run, child, rival, successor, Soak.rounds(1),
-                    new Random(Seeds.of("jdbc-shared-tokens-idle-rows-deleted")), false);
+            Paused paused = Paused.start(run, local, args, config(lease, TTL, 11));
+            StaleWrites.Tally tally = paused.staleWrites(run, Soak.rounds(1), "jdbc-shared-tokens-idle-rows-deleted",
+                    false);
             // A second instance (a backend of its own, sweeper included) competes from now on: more grants, more
             // rows deleted and re-created between them.
             LeaseWorker third = run.worker(3, second, config(lease, TTL, 12));
             for (int round = 0; round < Soak.rounds(1); round++) {
-                pauseUntilTakenOver(run, child, List.of(rival, third));
+                pauseUntilTakenOver(run, paused.child(), List.of(paused.rival(), third));
             }
             cleaning.set(false);
             cleaner.join(BOUND.toMillis());
@@ -258,6 +231,29 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
         }
         finally {
             Files.deleteIfExists(offset);
+        }
+    }
+
+    /**
+     * A child holder (worker 1) whose first write is frozen ({@code pause-before-write}), and an in-process rival
+     * (worker 2) whose first write after a grant waits ({@code successor}): what the paused-holder rounds of
+     * {@link StaleWrites#pausedWrites} need.
+     */
+    private record Paused(ChildHolder child, LeaseWorker rival, HeldAfterGrant successor) {
+
+        static Paused start(FaultRun run, LeaseEngine local, Map<String, String> childArgs, LeaseWorker.Config rival)
+                throws Exception {
+            childArgs.put("pause-before-write", "true");
+            ChildHolder child = run.child(1, childArgs, Map.of());
+            // The child first, alone: a worker that releases and takes the lease again at once can starve it.
+            child.awaitWriteReady();
+            HeldAfterGrant successor = new HeldAfterGrant();
+            return new Paused(child, run.worker(2, local, rival, successor), successor);
+        }
+
+        StaleWrites.Tally staleWrites(FaultRun run, int rounds, String seed, boolean fencedAtGrant) throws Exception {
+            return StaleWrites.pausedWrites(run, child, rival, successor, rounds, new Random(Seeds.of(seed)),
+                    fencedAtGrant);
         }
     }
 }
