@@ -26,6 +26,7 @@ import dev.lease.faults.harness.ChildHolder;
 import dev.lease.faults.harness.ClockJumps;
 import dev.lease.faults.harness.Faketime;
 import dev.lease.faults.harness.FaultRun;
+import dev.lease.faults.harness.PausedChild;
 import dev.lease.faults.harness.Restarts;
 import dev.lease.faults.harness.Seeds;
 import dev.lease.faults.harness.Soak;
@@ -48,7 +49,7 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
         String lease = "jdbc-paused";
         try (FaultRun run = new FaultRun("jdbc-paused-holder", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS, ledger(lease));
                 LeaseEngine local = engine()) {
-            Paused paused = Paused.start(run, local, childArgs(lease, TTL, 1), config(lease, TTL, 1));
+            PausedChild paused = PausedChild.start(run, local, childArgs(lease, TTL, 1), config(lease, TTL, 1));
             StaleWrites.Tally tally = paused.staleWrites(run, Soak.rounds(2), "jdbc-paused-holder", false);
             for (int round = 0; round < Soak.rounds(2); round++) {
                 pauseUntilTakenOver(run, paused.child(), List.of(paused.rival()));
@@ -66,7 +67,7 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
                 LeaseKind.CORRECTNESS, ledger, true); LeaseEngine local = engine(ledger.fence())) {
             Map<String, String> args = childArgs(lease, TTL, 6);
             args.put("fence-at-grant", "true");
-            Paused paused = Paused.start(run, local, args, config(lease, TTL, 6).fencedAtGrant(lease));
+            PausedChild paused = PausedChild.start(run, local, args, config(lease, TTL, 6).fencedAtGrant(lease));
             paused.staleWrites(run, Soak.rounds(2), "jdbc-paused-holder-fenced-at-grant", true);
             for (int round = 0; round < Soak.rounds(2); round++) {
                 pauseUntilTakenOver(run, paused.child(), List.of(paused.rival()));
@@ -83,7 +84,7 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
         String lease = "jdbc-paused-window";
         try (FaultRun run = new FaultRun("jdbc-paused-holder-grant-window", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS,
                 ledger(lease)); LeaseEngine local = engine()) {
-            Paused paused = Paused.start(run, local, childArgs(lease, TTL, 7), config(lease, TTL, 7));
+            PausedChild paused = PausedChild.start(run, local, childArgs(lease, TTL, 7), config(lease, TTL, 7));
             StaleWrites.Tally tally = paused.staleWrites(run, 2, "jdbc-paused-holder-grant-window", false);
             HistoryChecker.Verdict verdict = run.finish();
             assertGrantWindowOpen(verdict);
@@ -131,7 +132,7 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
         Duration ttl = seconds(4);
         try (FaultRun run = new FaultRun("jdbc-restarted-holder", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS,
                 ledger(lease)); LeaseEngine local = engine()) {
-            Paused paused = Paused.start(run, local, childArgs(lease, ttl, 10), config(lease, ttl, 10));
+            PausedChild paused = PausedChild.start(run, local, childArgs(lease, ttl, 10), config(lease, ttl, 10));
             StaleWrites.Tally tally = paused.staleWrites(run, 1, "jdbc-restarted-holder", false);
             JdbcTemplate store = new JdbcTemplate(postgres.dataSource());
             ChildHolder child = paused.child();
@@ -193,7 +194,7 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
             args.put("jdbc-table", table);
             args.put("jdbc-tokens", "SHARED");
             args.put("jdbc-delete-idle-after-ms", "1");
-            Paused paused = Paused.start(run, local, args, config(lease, TTL, 11));
+            PausedChild paused = PausedChild.start(run, local, args, config(lease, TTL, 11));
             StaleWrites.Tally tally = paused.staleWrites(run, Soak.rounds(1), "jdbc-shared-tokens-idle-rows-deleted",
                     false);
             // A second instance (a backend of its own, sweeper included) competes from now on: more grants, more
@@ -231,29 +232,6 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
         }
         finally {
             Files.deleteIfExists(offset);
-        }
-    }
-
-    /**
-     * A child holder (worker 1) whose first write is frozen ({@code pause-before-write}), and an in-process rival
-     * (worker 2) whose first write after a grant waits ({@code successor}): what the paused-holder rounds of
-     * {@link StaleWrites#pausedWrites} need.
-     */
-    private record Paused(ChildHolder child, LeaseWorker rival, HeldAfterGrant successor) {
-
-        static Paused start(FaultRun run, LeaseEngine local, Map<String, String> childArgs, LeaseWorker.Config rival)
-                throws Exception {
-            childArgs.put("pause-before-write", "true");
-            ChildHolder child = run.child(1, childArgs, Map.of());
-            // The child first, alone: a worker that releases and takes the lease again at once can starve it.
-            child.awaitWriteReady();
-            HeldAfterGrant successor = new HeldAfterGrant();
-            return new Paused(child, run.worker(2, local, rival, successor), successor);
-        }
-
-        StaleWrites.Tally staleWrites(FaultRun run, int rounds, String seed, boolean fencedAtGrant) throws Exception {
-            return StaleWrites.pausedWrites(run, child, rival, successor, rounds, new Random(Seeds.of(seed)),
-                    fencedAtGrant);
         }
     }
 }

@@ -23,6 +23,7 @@ import dev.lease.faults.harness.ChildHolder;
 import dev.lease.faults.harness.ClockJumps;
 import dev.lease.faults.harness.Faketime;
 import dev.lease.faults.harness.FaultRun;
+import dev.lease.faults.harness.PausedChild;
 import dev.lease.faults.harness.Restarts;
 import dev.lease.faults.harness.Seeds;
 import dev.lease.faults.harness.Soak;
@@ -161,17 +162,13 @@ class ZooKeeperHolderFaultScenariosTest extends ZooKeeperScenarios {
         String lease = "zk-restarted";
         try (FaultRun run = new FaultRun("zookeeper-restarted-holder", "zookeeper", LeaseKind.CORRECTNESS,
                 ledger(lease)); ZooKeeperHolder local = ZooKeeperHolder.connect(zookeeper.getConnectString(), SESSION)) {
-            Map<String, String> args = childArgs(lease, zookeeper.getConnectString(), SESSION, 11);
-            args.put("pause-before-write", "true");
-            ChildHolder child = run.child(1, args, Map.of());
-            child.awaitWriteReady();
-            HeldAfterGrant successor = new HeldAfterGrant();
-            LeaseWorker rival = run.worker(2, local.engine(), config(lease, SESSION, 11), successor);
-            StaleWrites.Tally tally = StaleWrites.pausedWrites(run, child, rival, successor, 1,
-                    new Random(Seeds.of("zookeeper-restarted-holder")), false);
+            PausedChild paused = PausedChild.start(run, local.engine(),
+                    childArgs(lease, zookeeper.getConnectString(), SESSION, 11), config(lease, SESSION, 11));
+            StaleWrites.Tally tally = paused.staleWrites(run, 1, "zookeeper-restarted-holder", false);
             String holder = ZooKeeperHolder.ROOT + "/" + lease + "/holder";
+            ChildHolder child = paused.child();
             for (int round = 0; round < Soak.rounds(1); round++) {
-                child = Restarts.whileHolding(run, child, List.of(rival), 11 + round,
+                child = Restarts.whileHolding(run, child, List.of(paused.rival()), 11 + round,
                         () -> local.client().checkExists().forPath(holder) != null);
             }
             assertStaleWrites(run.finish(), tally);
