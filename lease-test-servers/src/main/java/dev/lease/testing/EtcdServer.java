@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Assumptions;
  * Throwaway etcd servers: Debian's {@code etcd} binary as child processes, one member or a cluster of several, each on
  * free ports of 127.0.0.1 with a data directory of its own (on {@code /dev/shm} when there is one: etcd fsyncs every
  * write, and the disk is shared) that {@link #close()} deletes. Members can be killed, restarted on the same ports and
- * data, and paused for real ({@code kill -STOP}). Tests on a machine without the {@code etcd-server} package are
+ * data, and paused for real ({@code kill -STOP}); with {@link #startWithPeerLinks} the members also talk to one another
+ * through a {@link TcpProxy} per member, whose link can be frozen ({@link #peerLink}). Tests on a machine without the {@code etcd-server} package are
  * skipped with the command that installs it: annotate the class with
  * {@code @EnabledIf(value = EtcdServer.INSTALLED, disabledReason = EtcdServer.NOT_INSTALLED)}, or just call
  * {@link #start(int)}, which skips the calling tests by an assumption.
@@ -51,15 +52,17 @@ public final class EtcdServer implements AutoCloseable {
     private final String clusterToken = "lease-test-" + UUID.randomUUID();
     private final Thread cleanup;
 
-    private EtcdServer(Path binary, Path dir, int size) throws IOException {
+    private EtcdServer(Path binary, Path dir, int size, boolean peerLinks) throws IOException {
         this.binary = binary;
         this.dir = dir;
         List<Member> list = new ArrayList<>();
         for (int i = 0; i < size; i++) {
-            list.add(new Member("m" + i, freePort(), freePort(), dir.resolve("m" + i)));
+            int peerPort = freePort();
+            list.add(new Member("m" + i, freePort(), peerPort, dir.resolve("m" + i),
+                    peerLinks ? new TcpProxy(peerPort) : null));
         }
         this.members = List.copyOf(list);
-        this.initialCluster = members.stream().map(m -> m.name + "=http://127.0.0.1:" + m.peerPort)
+        this.initialCluster = members.stream().map(m -> m.name + "=" + m.advertisedPeerUrl())
                 .collect(Collectors.joining(","));
         this.cleanup = new Thread(this::stop, "etcd-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
@@ -67,12 +70,25 @@ public final class EtcdServer implements AutoCloseable {
 
     /** Starts a cluster of {@code size} members and waits until every member reports itself healthy (a leader is known). */
     public static EtcdServer start(int size) throws IOException, InterruptedException {
+        return start(size, false);
+    }
+
+    /**
+     * Starts a cluster of {@code size} members that reach one another through a proxy per member: each member
+     * advertises its proxy's port as its peer URL, so every connection made to a member by its peers (the raft streams
+     * it sends its messages on, the requests the others post to it) goes through that member's {@link #peerLink}.
+     */
+    public static EtcdServer startWithPeerLinks(int size) throws IOException, InterruptedException {
+        return start(size, true);
+    }
+
+    private static EtcdServer start(int size, boolean peerLinks) throws IOException, InterruptedException {
         Optional<Path> found = binary();
         Assumptions.assumeTrue(found.isPresent(), NOT_INSTALLED);
         Path base = Files.isDirectory(Path.of("/dev/shm")) && Files.isWritable(Path.of("/dev/shm"))
                 ? Files.createTempDirectory(Path.of("/dev/shm"), "lease-etcd")
                 : Files.createTempDirectory("lease-etcd");
-        EtcdServer server = new EtcdServer(found.get(), base, size);
+        EtcdServer server = new EtcdServer(found.get(), base, size, peerLinks);
         try {
             for (int i = 0; i < size; i++) {
                 server.startMember(i);
@@ -112,6 +128,22 @@ public final class EtcdServer implements AutoCloseable {
     /** The URL of a client port, e.g. a proxy's. */
     public static String url(int port) {
         return "http://127.0.0.1:" + port;
+    }
+
+    /**
+     * The proxy in front of member {@code i}'s peer port ({@link #startWithPeerLinks}). Frozen, it holds what member
+     * {@code i} sends its peers (etcd sends a member's raft messages on the streams its peers opened to it) and what
+     * they post to it, while it still hears them on the streams it opened to them: a member cut off one way.
+     *
+     * @throws IllegalStateException when the cluster was started without peer links
+     */
+    public TcpProxy peerLink(int i) {
+        TcpProxy link = members.get(i).peerLink;
+        if (link == null) {
+            throw new IllegalStateException("etcd member " + i + " has no peer link: start the cluster with "
+                    + "EtcdServer.startWithPeerLinks");
+        }
+        return link;
     }
 
     /** Member {@code i}'s process id, to pause it for real. */
@@ -251,7 +283,7 @@ public final class EtcdServer implements AutoCloseable {
                 "--listen-client-urls", url(m.clientPort),
                 "--advertise-client-urls", url(m.clientPort),
                 "--listen-peer-urls", "http://127.0.0.1:" + m.peerPort,
-                "--initial-advertise-peer-urls", "http://127.0.0.1:" + m.peerPort,
+                "--initial-advertise-peer-urls", m.advertisedPeerUrl(),
                 "--initial-cluster", initialCluster,
                 "--initial-cluster-token", clusterToken,
                 "--initial-cluster-state", fresh ? "new" : "existing",
@@ -318,6 +350,11 @@ public final class EtcdServer implements AutoCloseable {
                 }
             }
         }
+        for (Member m : members) {
+            if (m.peerLink != null) {
+                m.peerLink.close();
+            }
+        }
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
         }
@@ -351,13 +388,21 @@ public final class EtcdServer implements AutoCloseable {
         final int clientPort;
         final int peerPort;
         final Path dir;
+        /** The proxy its peers reach it through, or null. */
+        final TcpProxy peerLink;
         volatile Process process;
 
-        Member(String name, int clientPort, int peerPort, Path dir) {
+        Member(String name, int clientPort, int peerPort, Path dir, TcpProxy peerLink) {
             this.name = name;
             this.clientPort = clientPort;
             this.peerPort = peerPort;
             this.dir = dir;
+            this.peerLink = peerLink;
+        }
+
+        /** The peer URL the others know it by: its proxy's, when it has one. */
+        String advertisedPeerUrl() {
+            return "http://127.0.0.1:" + (peerLink == null ? peerPort : peerLink.port());
         }
     }
 

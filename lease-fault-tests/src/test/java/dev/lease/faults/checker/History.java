@@ -87,12 +87,17 @@ public final class History {
     record StoreLoss(int worker, long token, long at, String what) {
     }
 
+    /** The process of {@code worker} was killed at {@code at} ({@link #killed}). */
+    record Kill(int worker, long at) {
+    }
+
     /**
      * One leased section of a worker: from its grant ({@code acquire}, an ACQUIRE OK) until its RELEASE, or until it
      * ended on its interrupt (then {@code release} is null). {@code lostAt} is when the store lost the grant while the
      * section still held it (see {@link History#sections}), null when it did not.
      */
-    public record Section(Op acquire, Op release, List<Interrupt> interrupts, List<Op> writes, Long lostAt, String lostBy) {
+    public record Section(Op acquire, Op release, List<Interrupt> interrupts, List<Op> writes, Long lostAt, String lostBy,
+            Long killedAt) {
 
         public int worker() {
             return acquire.worker;
@@ -107,9 +112,12 @@ public final class History {
             return interrupts.stream().map(Interrupt::at).min(Comparator.naturalOrder()).orElse(null);
         }
 
-        /** Whether the history says how it ended: a RELEASE, or an interrupt (hand-made histories often say neither). */
+        /**
+         * Whether the history says how it ended: a RELEASE, an interrupt, or its process killed (hand-made histories
+         * often say neither).
+         */
         boolean judged() {
-            return release != null || !interrupts.isEmpty();
+            return release != null || !interrupts.isEmpty() || killedAt != null;
         }
 
         /** Ended with a normal release (RELEASE OK), as opposed to LeaseLostException (RELEASE FAIL) or an interrupt. */
@@ -117,9 +125,14 @@ public final class History {
             return release != null && release.ok();
         }
 
-        /** The holder was told its lease was lost: interrupted, or LeaseLostException at its end (RELEASE FAIL). */
+        /**
+         * The holder was told its lease was lost: interrupted, or LeaseLostException at its end (RELEASE FAIL); or it
+         * cannot act on it any more, its process killed while it held the lease ({@link History#killed}) and before the
+         * store lost it: a holder the store had lost before the kill should have been interrupted by then.
+         */
         boolean told() {
-            return !interrupts.isEmpty() || (release != null && release.outcome == Outcome.FAIL);
+            return !interrupts.isEmpty() || (release != null && release.outcome == Outcome.FAIL)
+                    || (killedAt != null && (lostAt == null || killedAt - lostAt <= 0));
         }
 
         String describe() {
@@ -152,6 +165,7 @@ public final class History {
     private final Map<Long, Op> byId = new ConcurrentHashMap<>();
     private final List<Interrupt> interrupts = new ArrayList<>();
     private final List<StoreLoss> storeLosses = new ArrayList<>();
+    private final List<Kill> kills = new ArrayList<>();
     private final List<Fault> faults = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
     private final Map<String, String> attributes = new java.util.TreeMap<>();
@@ -273,6 +287,26 @@ public final class History {
             return;
         }
         op.forced = true;
+    }
+
+    /**
+     * The process of {@code worker} (a child JVM) was killed with SIGKILL at {@code at}: what it had invoked and not
+     * completed ends UNKNOWN at {@code at} (a write in flight may have committed: the check finds it in the table, with
+     * the token of the worker's last grant), and its section open then ends there, killed: a dead holder cannot be
+     * told of a loss, nor write after it. Call it once the process is gone and its event stream read to the end.
+     */
+    public void killed(int worker, long at) {
+        long lastToken = ops().stream().filter(o -> o.kind == Kind.ACQUIRE && o.ok() && o.worker == worker)
+                .mapToLong(o -> o.token).reduce((first, second) -> second).orElse(-1);
+        for (Op op : ops()) {
+            if (op.worker == worker && op.outcome == Outcome.PENDING) {
+                complete(op.id, Outcome.UNKNOWN, op.kind == Kind.ACQUIRE ? -1 : lastToken, at,
+                        "its process was killed (SIGKILL)");
+            }
+        }
+        synchronized (kills) {
+            kills.add(new Kill(worker, at));
+        }
     }
 
     /** See {@link StoreLoss}. */
@@ -406,6 +440,17 @@ public final class History {
             interruptsOf.computeIfAbsent(grant, g -> new ArrayList<>()).add(interrupt);
         }
         List<StoreLoss> explicit = storeLosses();
+        Map<Op, Long> killedIn = new HashMap<>();
+        synchronized (kills) {
+            for (Kill kill : kills) {
+                Op grant = sectionAt(grantsOf, kill.worker(), kill.at());
+                // Only a section still open: one whose RELEASE was invoked before had ended already.
+                if (grant != null && !(releaseOf.containsKey(grant)
+                        && releaseOf.get(grant).invokedAt - kill.at() <= 0)) {
+                    killedIn.putIfAbsent(grant, kill.at());
+                }
+            }
+        }
         List<Section> sections = new ArrayList<>();
         for (int i = 0; i < grants.size(); i++) {
             Op grant = grants.get(i);
@@ -434,7 +479,7 @@ public final class History {
                 lostBy = null;
             }
             sections.add(new Section(grant, release, List.copyOf(interruptsOf.getOrDefault(grant, List.of())),
-                    List.copyOf(writesOf.getOrDefault(grant, List.of())), lostAt, lostBy));
+                    List.copyOf(writesOf.getOrDefault(grant, List.of())), lostAt, lostBy, killedIn.get(grant)));
         }
         return new Sections(List.copyOf(sections), List.copyOf(unplaced));
     }
@@ -446,8 +491,8 @@ public final class History {
         int atTheEnd = 0;
         int never = 0;
         for (Section section : sections(fenced).all()) {
-            if (section.lostAt() == null || !section.judged()) {
-                continue;
+            if (section.lostAt() == null || !section.judged() || section.killedAt() != null) {
+                continue; // a killed holder has no interrupt to measure
             }
             Long interruptedAt = section.interruptedAt();
             if (interruptedAt != null) {

@@ -342,6 +342,30 @@ class HistoryCheckerTest {
                         + " token 2 to worker 1) while it held the lease, and was never interrupted nor told");
     }
 
+    /**
+     * Worker 0 is killed (SIGKILL) at 150, in its section, with a write in flight that committed: the write ends
+     * UNKNOWN with the section's token and reconciles with its row, and the section, lost at 200 after the kill, ended
+     * at the kill: neither "never told" nor a sample of loss → interrupt. Killed only after the loss, it still fails.
+     */
+    @Test
+    void aHolderKilledInItsSectionEndsItThereButOnlyBeforeTheLoss() {
+        History history = lostAt200();
+        history.invoke(5, 0, Kind.WRITE, 140);
+        history.killed(0, 150);
+        List<HistoryChecker.Accepted> table = List.of(row(1, 1, 5), row(2, 2, 3));
+        assertThat(HistoryChecker.check("killed", history, table, true).problems()).isEmpty();
+        assertThat(history.ops()).filteredOn(o -> o.id == 5).singleElement()
+                .satisfies(o -> assertThat(o.outcome).isEqualTo(Outcome.UNKNOWN))
+                .satisfies(o -> assertThat(o.token).isEqualTo(1));
+        assertThat(history.lossToInterrupt(true).lostSections()).isZero();
+
+        History late = lostAt200();
+        late.killed(0, 300);
+        assertThat(HistoryChecker.check("killed-late", late, SUCCESSOR_WROTE, true).problems())
+                .containsExactly("section of worker 0 with token 1 (grant 1) was lost at the store at 200 (grant 2 of"
+                        + " token 2 to worker 1) while it held the lease, and was never interrupted nor told");
+    }
+
     @Test
     void aLostSectionToldByLeaseLostExceptionAtItsEndPassesAndIsCountedApart() {
         History history = lostAt200();

@@ -36,11 +36,17 @@ public final class ChildHolder implements AutoCloseable {
     private final History history;
     private final int worker;
     private final Events events;
+    private final Map<String, String> args;
+    private final Map<String, String> env;
     private Thread reader;
     private volatile boolean paused;
+    private volatile boolean killed;
 
-    private ChildHolder(String name, Process process, History history, int worker) {
+    private ChildHolder(String name, Process process, History history, int worker, Map<String, String> args,
+            Map<String, String> env) {
         this.name = name;
+        this.args = Map.copyOf(args);
+        this.env = Map.copyOf(env);
         this.process = process;
         this.stdin = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
         this.history = history;
@@ -61,7 +67,7 @@ public final class ChildHolder implements AutoCloseable {
         args.forEach((k, v) -> command.add(k + "=" + v));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().putAll(env);
-        ChildHolder child = new ChildHolder(name, builder.start(), history, worker);
+        ChildHolder child = new ChildHolder(name, builder.start(), history, worker, args, env);
         child.reader = new Thread(child::readLoop, "child-holder-" + name);
         child.reader.setDaemon(true);
         child.reader.start();
@@ -138,6 +144,35 @@ public final class ChildHolder implements AutoCloseable {
         return token;
     }
 
+    /**
+     * Kills the child at once ({@code SIGKILL}): no release, no goodbye to the lease store, which keeps its grant until
+     * the grant expires there. Its events are read to the end, then the history is told ({@link History#killed}).
+     */
+    public void kill() throws IOException, InterruptedException {
+        killed = true;
+        events.killed = true;
+        long at = System.nanoTime();
+        // Not resumed first when paused: SIGKILL ends a stopped process too, and a resumed one could still write.
+        process.destroyForcibly();
+        if (!process.waitFor(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("child holder " + name + " survived SIGKILL");
+        }
+        reader.join(TestTiming.seconds(10).toMillis());
+        history.killed(worker, at);
+    }
+
+    /**
+     * A new JVM with the killed child's arguments and environment (its backend, lease, ttl and links), known to the
+     * history as worker {@code worker}: each life of the instance is a holder of its own to the checker, so that a
+     * grant the two shared shows as one token granted twice. The harness's hook {@code pause-before-write} is not
+     * carried over: nobody would let the new life's first write go.
+     */
+    public ChildHolder restart(String restartName, int worker) throws IOException, InterruptedException {
+        Map<String, String> same = new java.util.HashMap<>(args);
+        same.remove("pause-before-write");
+        return start(restartName, worker, history, same, env);
+    }
+
     /** Lets the child's frozen first write go ahead (it does not look at whether it lost the lease meanwhile). */
     void go() {
         stdin.println("go");
@@ -166,6 +201,9 @@ public final class ChildHolder implements AutoCloseable {
      */
     @Override
     public void close() throws IOException, InterruptedException {
+        if (killed) {
+            return;
+        }
         if (paused) {
             resume();
         }
@@ -227,6 +265,8 @@ public final class ChildHolder implements AutoCloseable {
         private final int worker;
         private final History history;
         private volatile boolean said;
+        /** Killed on purpose: its stream ends without BYE. */
+        volatile boolean killed;
 
         Events(String child, int worker, History history) {
             this.child = child;
@@ -274,7 +314,7 @@ public final class ChildHolder implements AutoCloseable {
 
         /** The stream ended: a problem unless the child said {@code BYE} first. Releases whoever waits on it. */
         void ended() {
-            if (!said) {
+            if (!said && !killed) {
                 history.problem("the event stream of child holder " + child + " ended before its BYE: the events it"
                         + " did not send are missing from the history");
             }

@@ -135,6 +135,19 @@ public final class FaultRun implements AutoCloseable {
         return child;
     }
 
+    /**
+     * Kills {@code child} ({@code SIGKILL}, counted as a fault) and starts it again, with the same arguments, as worker
+     * {@code worker} of the history; see {@link ChildHolder#restart}.
+     */
+    public ChildHolder killAndRestart(ChildHolder child, int worker) throws Exception {
+        child.kill();
+        fault("SIGKILL of child holder " + child.worker() + " while it held the lease, restarted with the same "
+                + "arguments as worker " + worker, System.nanoTime());
+        ChildHolder restarted = child.restart(scenario + "-child-" + worker, worker);
+        children.add(restarted);
+        return restarted;
+    }
+
     /** Counts a fault, injected at {@code at} (losses are measured at the store, not here). */
     public void fault(String what, long at) {
         faults++;

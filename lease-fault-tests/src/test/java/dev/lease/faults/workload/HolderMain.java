@@ -37,7 +37,9 @@ import dev.lease.zookeeper.ZooKeeperLeaseBackend;
  * {@code clock}, {@code go} and {@code arm}. Started by {@link ChildHolder}; arguments are {@code key=value}; with
  * {@code pause-before-write=true} the first write (of the first term, for a leader) waits for {@code go} (see
  * {@link PausedWrite}); with {@code fence-at-grant=true} every grant advances the ledger's fence before the work
- * runs; {@code long-hold-*}, see {@link LongHolds}.
+ * runs; {@code long-hold-*}, see {@link LongHolds}; for JDBC, {@code jdbc-table}, {@code jdbc-tokens}
+ * ({@code PER_NAME} or {@code SHARED}) and {@code jdbc-delete-idle-after-ms} configure the backend as
+ * {@code lease.jdbc.*} would.
  */
 public final class HolderMain {
 
@@ -74,7 +76,12 @@ public final class HolderMain {
             backend = new EtcdLeaseBackend(etcd, conf.get("prefix"), Duration.ofMillis(Long.parseLong(conf.get("ttl-ms"))));
         }
         else {
-            backend = new JdbcLeaseBackend(new DriverManagerDataSource(conf.get("jdbc-url")));
+            // jdbc-tokens=SHARED and jdbc-delete-idle-after-ms: the shared token counter, with idle rows deleted.
+            String deleteIdleAfter = conf.get("jdbc-delete-idle-after-ms");
+            backend = new JdbcLeaseBackend(new DriverManagerDataSource(conf.get("jdbc-url")),
+                    conf.getOrDefault("jdbc-table", JdbcLeaseBackend.DEFAULT_TABLE),
+                    JdbcLeaseBackend.Tokens.valueOf(conf.getOrDefault("jdbc-tokens", "PER_NAME")),
+                    deleteIdleAfter == null ? null : Duration.ofMillis(Long.parseLong(deleteIdleAfter)));
         }
         Ledger ledger = Ledger.attach(new DriverManagerDataSource(conf.get("ledger-url")), Ledger.Check.FENCED,
                 conf.get("resource"));

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
@@ -34,7 +35,8 @@ import dev.lease.testing.TestTiming;
  * etcd at volume under a nemesis: a three-member cluster of Debian's etcd, three application instances (each its own
  * jetcd client on one member, through a proxy of its own) and two child JVM holders loop on several lease names at
  * once, with short ttls and short holds, some longer than the ttl. Members are killed with SIGKILL and restarted from
- * their data, or paused ({@code kill -STOP}); the fenced ledger is in a PostgreSQL of its own that crashes too; links
+ * their data, or paused ({@code kill -STOP}), or cut off from their peers (the proxy in front of a member's peer port
+ * frozen: the raft messages it sends held, while it still hears the others); the fenced ledger is in a PostgreSQL of its own that crashes too; links
  * to both are frozen, cut, slowed and reset, and the children are paused, on random timers, overlapping, whoever
  * holds. The instances also campaign for one election and write in their terms, under the same faults. A fourth
  * instance's client knows every member (no proxy), as a production client would: a paused member, often a follower
@@ -57,7 +59,7 @@ class EtcdNemesisTest extends FaultScenarios {
 
     @Test
     void nemesis() throws Exception {
-        try (EtcdServer etcd = EtcdServer.start(3);
+        try (EtcdServer etcd = EtcdServer.startWithPeerLinks(3);
                 CrashablePostgres resource = CrashablePostgres.start();
                 NemesisScenario.Closer open = new NemesisScenario.Closer();
                 NemesisScenario scenario = new NemesisScenario("etcd-nemesis", "etcd", LeaseKind.CORRECTNESS, NAMES,
@@ -105,11 +107,19 @@ class EtcdNemesisTest extends FaultScenarios {
             NemesisScenario.resourceLinkFaults(nemesis, "the child holders", childResourceLink, TTL, 0.25);
             NemesisScenario.troubledHost(nemesis, "the child holders", childLeaseLink, childResourceLink, TTL, 0.5);
             NemesisScenario.crashes(nemesis, "the resource PostgreSQL", resource, TestTiming.seconds(2));
-            // One entry for both, so that at most one member is down at a time and the cluster keeps its quorum.
-            nemesis.add("kill -9 (then a restart from its data) or SIGSTOP of an etcd member, or of a follower", 1,
-                    Duration.ZERO, TTL.multipliedBy(2), random -> {
-                        int pick = random.nextInt(3);
+            // One entry for all, so that at most one member is struck at a time and the cluster keeps its quorum. The
+            // kinds take turns, so that a short run (a handful of member faults) sees each of them: the weight is what
+            // a short run needs for about four.
+            AtomicInteger turn = new AtomicInteger(new Random(scenario.seed).nextInt(4));
+            nemesis.add("kill -9 (then a restart from its data), SIGSTOP or frozen peer link of an etcd member, or "
+                    + "SIGSTOP of a follower", 3, Duration.ZERO, TTL.multipliedBy(2), random -> {
+                        int pick = turn.getAndIncrement() % 4;
                         int member = pick == 2 ? follower(etcd, random) : random.nextInt(etcd.size());
+                        if (pick == 3) {
+                            etcd.peerLink(member).freeze();
+                            return Nemesis.Off.described("froze the peer link of etcd member " + member,
+                                    () -> etcd.peerLink(member).unfreeze());
+                        }
                         if (pick == 0) {
                             etcd.kill(member);
                             return Nemesis.Off.described("kill -9 of etcd member " + member,

@@ -13,8 +13,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import dev.lease.LeaseKind;
 import dev.lease.core.LeaseEngine;
@@ -23,13 +26,17 @@ import dev.lease.faults.harness.ChildHolder;
 import dev.lease.faults.harness.ClockJumps;
 import dev.lease.faults.harness.Faketime;
 import dev.lease.faults.harness.FaultRun;
+import dev.lease.faults.harness.PausedChild;
+import dev.lease.faults.harness.Restarts;
 import dev.lease.faults.harness.Seeds;
 import dev.lease.faults.harness.Soak;
+import dev.lease.faults.harness.ZooKeeperHolder;
 import dev.lease.faults.harness.StaleWrites;
 import dev.lease.faults.workload.HeldAfterGrant;
 import dev.lease.faults.workload.LeaderWorker;
 import dev.lease.faults.workload.LeaseWorker;
 import dev.lease.faults.workload.Ledger;
+import dev.lease.jdbc.JdbcLeaseBackend;
 
 /**
  * Fault scenarios on the JDBC backend over PostgreSQL that strike the holder: paused holders and leaders (SIGSTOP of
@@ -42,17 +49,10 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
         String lease = "jdbc-paused";
         try (FaultRun run = new FaultRun("jdbc-paused-holder", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS, ledger(lease));
                 LeaseEngine local = engine()) {
-            Map<String, String> args = childArgs(lease, TTL, 1);
-            args.put("pause-before-write", "true");
-            ChildHolder child = run.child(1, args, Map.of());
-            // The child first, alone: a worker that releases and takes the lease again at once can starve it.
-            child.awaitWriteReady();
-            HeldAfterGrant successor = new HeldAfterGrant();
-            LeaseWorker rival = run.worker(2, local, config(lease, TTL, 1), successor);
-            StaleWrites.Tally tally = StaleWrites.pausedWrites(run, child, rival, successor, Soak.rounds(2),
-                    new Random(Seeds.of("jdbc-paused-holder")), false);
+            PausedChild paused = PausedChild.start(run, local, childArgs(lease, TTL, 1), config(lease, TTL, 1));
+            StaleWrites.Tally tally = paused.staleWrites(run, Soak.rounds(2), "jdbc-paused-holder", false);
             for (int round = 0; round < Soak.rounds(2); round++) {
-                pauseUntilTakenOver(run, child, List.of(rival));
+                pauseUntilTakenOver(run, paused.child(), List.of(paused.rival()));
             }
             assertStaleWrites(run.finish(), tally);
         }
@@ -66,16 +66,11 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
         try (FaultRun run = new FaultRun("jdbc-paused-holder-fenced-at-grant", "jdbc (PostgreSQL)",
                 LeaseKind.CORRECTNESS, ledger, true); LeaseEngine local = engine(ledger.fence())) {
             Map<String, String> args = childArgs(lease, TTL, 6);
-            args.put("pause-before-write", "true");
             args.put("fence-at-grant", "true");
-            ChildHolder child = run.child(1, args, Map.of());
-            child.awaitWriteReady();
-            HeldAfterGrant successor = new HeldAfterGrant();
-            LeaseWorker rival = run.worker(2, local, config(lease, TTL, 6).fencedAtGrant(lease), successor);
-            StaleWrites.pausedWrites(run, child, rival, successor, Soak.rounds(2),
-                    new Random(Seeds.of("jdbc-paused-holder-fenced-at-grant")), true);
+            PausedChild paused = PausedChild.start(run, local, args, config(lease, TTL, 6).fencedAtGrant(lease));
+            paused.staleWrites(run, Soak.rounds(2), "jdbc-paused-holder-fenced-at-grant", true);
             for (int round = 0; round < Soak.rounds(2); round++) {
-                pauseUntilTakenOver(run, child, List.of(rival));
+                pauseUntilTakenOver(run, paused.child(), List.of(paused.rival()));
             }
             HistoryChecker.Verdict verdict = run.finish();
             assertFenceRefused(verdict);
@@ -89,14 +84,8 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
         String lease = "jdbc-paused-window";
         try (FaultRun run = new FaultRun("jdbc-paused-holder-grant-window", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS,
                 ledger(lease)); LeaseEngine local = engine()) {
-            Map<String, String> args = childArgs(lease, TTL, 7);
-            args.put("pause-before-write", "true");
-            ChildHolder child = run.child(1, args, Map.of());
-            child.awaitWriteReady();
-            HeldAfterGrant successor = new HeldAfterGrant();
-            LeaseWorker rival = run.worker(2, local, config(lease, TTL, 7), successor);
-            StaleWrites.Tally tally = StaleWrites.pausedWrites(run, child, rival, successor, 2,
-                    new Random(Seeds.of("jdbc-paused-holder-grant-window")), false);
+            PausedChild paused = PausedChild.start(run, local, childArgs(lease, TTL, 7), config(lease, TTL, 7));
+            StaleWrites.Tally tally = paused.staleWrites(run, 2, "jdbc-paused-holder-grant-window", false);
             HistoryChecker.Verdict verdict = run.finish();
             assertGrantWindowOpen(verdict);
             assertStaleWrites(verdict, tally);
@@ -128,6 +117,100 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
                 pauseUntilTakenOver(run, child, List.of(rival));
             }
             assertStaleWrites(run.finish(), tally);
+        }
+    }
+
+    /**
+     * An instance restarted while it holds the lease: the child JVM is killed (SIGKILL) in its section and started again
+     * with the same arguments, and goes for the same name while the old grant may still be live; the restarted life is
+     * granted only a higher token ({@link Restarts}). The first round makes the child's frozen write stale after a
+     * successor's write, so that the fence mutant shows.
+     */
+    @Test
+    void restartedWhileHolding() throws Exception {
+        String lease = "jdbc-restarted";
+        Duration ttl = seconds(4);
+        try (FaultRun run = new FaultRun("jdbc-restarted-holder", "jdbc (PostgreSQL)", LeaseKind.CORRECTNESS,
+                ledger(lease)); LeaseEngine local = engine()) {
+            PausedChild paused = PausedChild.start(run, local, childArgs(lease, ttl, 10), config(lease, ttl, 10));
+            StaleWrites.Tally tally = paused.staleWrites(run, 1, "jdbc-restarted-holder", false);
+            JdbcTemplate store = new JdbcTemplate(postgres.dataSource());
+            ChildHolder child = paused.child();
+            for (int round = 0; round < Soak.rounds(1); round++) {
+                child = Restarts.whileHolding(run, child, List.of(paused.rival()), 11 + round, () -> store.queryForObject(
+                        "SELECT count(*) FROM lease_lock WHERE name = ? AND owner IS NOT NULL"
+                                + " AND expires_at > CURRENT_TIMESTAMP", Integer.class, lease) > 0);
+            }
+            assertStaleWrites(run.finish(), tally);
+        }
+    }
+
+    /**
+     * Shared tokens ({@code lease.jdbc.token: shared}) with idle rows deleted: every holder's backend deletes rows idle
+     * for a millisecond (its own sweeper, once a second), and a cleanup job deletes the lease's row whenever it is free
+     * or expired, every few ms; so most grants re-create the row, and a holder paused until its row expired finds it
+     * deleted and re-created by its successor. Tokens must still rise in real time across every deletion (the checker's
+     * first property: a re-created row counting from the start again would repeat tokens), and the paused holder's
+     * stale writes are refused.
+     */
+    @Test
+    void sharedTokensWithIdleRowsDeleted() throws Exception {
+        String lease = "jdbc-shared-idle";
+        String table = "lease_shared";
+        JdbcLeaseBackend shared = new JdbcLeaseBackend(holderDataSource(), table, JdbcLeaseBackend.Tokens.SHARED,
+                Duration.ofMillis(1));
+        shared.createSchema();
+        JdbcTemplate cleanup = new JdbcTemplate(postgres.dataSource());
+        AtomicInteger deletions = new AtomicInteger();
+        AtomicBoolean cleaning = new AtomicBoolean(true);
+        try (FaultRun run = new FaultRun("jdbc-shared-tokens-idle-rows-deleted", "jdbc (PostgreSQL), shared tokens",
+                LeaseKind.CORRECTNESS, ledger(lease)); shared; LeaseEngine local = ZooKeeperHolder.engine(shared,
+                        LeaseKind.CORRECTNESS);
+                JdbcLeaseBackend secondShared = new JdbcLeaseBackend(holderDataSource(), table,
+                        JdbcLeaseBackend.Tokens.SHARED, Duration.ofMillis(1));
+                LeaseEngine second = ZooKeeperHolder.engine(secondShared, LeaseKind.CORRECTNESS)) {
+            Thread cleaner = new Thread(() -> {
+                while (cleaning.get()) {
+                    try {
+                        if (cleanup.update("DELETE FROM " + table + " WHERE name = ? AND expires_at <= CURRENT_TIMESTAMP",
+                                lease) > 0) {
+                            deletions.incrementAndGet();
+                            run.fault("deleted the idle row of " + lease, System.nanoTime());
+                        }
+                        Thread.sleep(5);
+                    }
+                    catch (InterruptedException ex) {
+                        return;
+                    }
+                    catch (RuntimeException ex) {
+                        run.history.problem("the cleanup job failed: " + ex);
+                        return;
+                    }
+                }
+            }, "idle-row-cleanup");
+            cleaner.setDaemon(true);
+            cleaner.start();
+            Map<String, String> args = childArgs(lease, TTL, 11);
+            args.put("jdbc-table", table);
+            args.put("jdbc-tokens", "SHARED");
+            args.put("jdbc-delete-idle-after-ms", "1");
+            PausedChild paused = PausedChild.start(run, local, args, config(lease, TTL, 11));
+            StaleWrites.Tally tally = paused.staleWrites(run, Soak.rounds(1), "jdbc-shared-tokens-idle-rows-deleted",
+                    false);
+            // A second instance (a backend of its own, sweeper included) competes from now on: more grants, more
+            // rows deleted and re-created between them.
+            LeaseWorker third = run.worker(3, second, config(lease, TTL, 12));
+            for (int round = 0; round < Soak.rounds(1); round++) {
+                pauseUntilTakenOver(run, paused.child(), List.of(paused.rival(), third));
+            }
+            cleaning.set(false);
+            cleaner.join(BOUND.toMillis());
+            HistoryChecker.Verdict verdict = run.finish();
+            assertStaleWrites(verdict, tally);
+            assertThat(deletions.get()).as("deletions of the lease's idle row").isPositive();
+        }
+        finally {
+            cleaning.set(false);
         }
     }
 

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import dev.lease.LeaseKind;
@@ -22,6 +23,8 @@ import dev.lease.faults.harness.ChildHolder;
 import dev.lease.faults.harness.ClockJumps;
 import dev.lease.faults.harness.Faketime;
 import dev.lease.faults.harness.FaultRun;
+import dev.lease.faults.harness.PausedChild;
+import dev.lease.faults.harness.Restarts;
 import dev.lease.faults.harness.Seeds;
 import dev.lease.faults.harness.Soak;
 import dev.lease.faults.harness.StaleWrites;
@@ -142,6 +145,31 @@ class ZooKeeperHolderFaultScenariosTest extends ZooKeeperScenarios {
                     new Random(Seeds.of("zookeeper-leader-paused")), false);
             for (int round = 0; round < Soak.rounds(1); round++) {
                 pauseUntilTakenOver(run, child, List.of(rival));
+            }
+            assertStaleWrites(run.finish(), tally);
+        }
+    }
+
+    /**
+     * An instance restarted while it holds the lease, as {@code JdbcHolderFaultScenariosTest.restartedWhileHolding}:
+     * after the SIGKILL the old session, and with it the holder znode, lives on until ZooKeeper expires it, and the
+     * restarted JVM (same arguments, a new session) goes for the name meanwhile. Soak only: the JDBC one covers the
+     * restart in {@code ./mvnw verify}'s time.
+     */
+    @Test
+    void restartedWhileHolding() throws Exception {
+        Assumptions.assumeTrue(Soak.ON, "a soak scenario (-Psoak): jdbc-restarted-holder runs in ./mvnw verify");
+        String lease = "zk-restarted";
+        try (FaultRun run = new FaultRun("zookeeper-restarted-holder", "zookeeper", LeaseKind.CORRECTNESS,
+                ledger(lease)); ZooKeeperHolder local = ZooKeeperHolder.connect(zookeeper.getConnectString(), SESSION)) {
+            PausedChild paused = PausedChild.start(run, local.engine(),
+                    childArgs(lease, zookeeper.getConnectString(), SESSION, 11), config(lease, SESSION, 11));
+            StaleWrites.Tally tally = paused.staleWrites(run, 1, "zookeeper-restarted-holder", false);
+            String holder = ZooKeeperHolder.ROOT + "/" + lease + "/holder";
+            ChildHolder child = paused.child();
+            for (int round = 0; round < Soak.rounds(1); round++) {
+                child = Restarts.whileHolding(run, child, List.of(paused.rival()), 11 + round,
+                        () -> local.client().checkExists().forPath(holder) != null);
             }
             assertStaleWrites(run.finish(), tally);
         }
