@@ -120,6 +120,11 @@ final class LossToInterrupt {
                     break;
                 }
                 long detectedAt = immediate ? brokeAt : recording.renewalFailedAt.getOrDefault(name, brokeAt);
+                if (detectedAt - interruptedAt[0] > 0) {
+                    // Interrupted before a renewal failed: the library learnt of the loss another way, at once (the
+                    // ZooKeeper holder's watch fires on the delete), so from the break, not from a later failure.
+                    detectedAt = brokeAt;
+                }
                 fromBreak.add((interruptedAt[0] - brokeAt) / 1000.0);
                 fromDetection.add((interruptedAt[0] - Math.max(brokeAt, detectedAt)) / 1000.0);
             }
