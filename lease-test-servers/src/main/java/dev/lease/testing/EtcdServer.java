@@ -2,12 +2,8 @@ package dev.lease.testing;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.HttpURLConnection;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,8 +13,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -182,26 +176,16 @@ public final class EtcdServer implements AutoCloseable {
      * @throws IOException when the asked member does not answer
      */
     public int leader(int asked) throws IOException {
-        String status = post(endpoint(asked) + "/v3/maintenance/status", "{}");
-        Matcher leader = Pattern.compile("\"leader\":\"(\\d+)\"").matcher(status);
-        if (!leader.find() || "0".equals(leader.group(1))) {
-            throw new IllegalStateException("etcd member " + asked + " knows no leader: " + status);
-        }
+        String leader = EtcdHttp.leaderId(endpoint(asked));
         for (int i = 0; i < members.size(); i++) {
-            String own;
-            try {
-                own = post(endpoint(i) + "/v3/maintenance/status", "{}");
-            }
-            catch (IOException silent) {
-                // A paused (kill -STOP) member does not answer; it is not the leader the asked member names.
-                continue;
-            }
-            Matcher id = Pattern.compile("\"member_id\":\"(\\d+)\"").matcher(own);
-            if (id.find() && id.group(1).equals(leader.group(1))) {
+            Optional<String> own = EtcdHttp.memberId(endpoint(i));
+            // A paused (kill -STOP) member does not answer; it is not the leader the asked member names.
+            if (own.isPresent() && own.get().equals(leader)) {
                 return i;
             }
         }
-        throw new IllegalStateException("no member has the leader's id " + leader.group(1) + ": " + status);
+        throw new IllegalStateException("no member has the leader's id " + leader + " that member " + asked
+                + " names");
     }
 
     /**
@@ -209,56 +193,12 @@ public final class EtcdServer implements AutoCloseable {
      * metrics endpoint (a unary call is one, a keep-alive on a stream one per request, HTTP/2 pings none).
      */
     public long receivedRequests(int i) throws IOException {
-        HttpURLConnection http = (HttpURLConnection) URI.create(endpoint(i) + "/metrics").toURL().openConnection();
-        http.setConnectTimeout(5000);
-        http.setReadTimeout(10_000);
-        try (InputStream in = http.getInputStream()) {
-            double total = 0;
-            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-                if (line.startsWith("grpc_server_msg_received_total{")) {
-                    total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).trim());
-                }
-            }
-            return (long) total;
-        }
-        finally {
-            http.disconnect();
-        }
-    }
-
-    private static String post(String url, String body) throws IOException {
-        HttpURLConnection http = (HttpURLConnection) URI.create(url).toURL().openConnection();
-        http.setConnectTimeout(2000);
-        http.setReadTimeout(5000);
-        http.setRequestMethod("POST");
-        http.setDoOutput(true);
-        try {
-            http.getOutputStream().write(body.getBytes(StandardCharsets.UTF_8));
-            try (InputStream in = http.getInputStream()) {
-                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            }
-        }
-        finally {
-            http.disconnect();
-        }
+        return EtcdHttp.receivedRequests(endpoint(i));
     }
 
     /** Whether member {@code i} answers {@code /health} with {@code true} now (it is up and knows a leader). */
     public boolean healthy(int i) {
-        try {
-            HttpURLConnection http = (HttpURLConnection) URI.create(endpoint(i) + "/health").toURL().openConnection();
-            http.setConnectTimeout(1000);
-            http.setReadTimeout(1000);
-            try (InputStream in = http.getInputStream()) {
-                return new String(in.readAllBytes(), StandardCharsets.UTF_8).contains("\"health\":\"true\"");
-            }
-            finally {
-                http.disconnect();
-            }
-        }
-        catch (IOException ex) {
-            return false;
-        }
+        return EtcdHttp.healthy(endpoint(i));
     }
 
     /** Stops every member and deletes the data. */
