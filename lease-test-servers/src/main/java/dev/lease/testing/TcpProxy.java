@@ -39,8 +39,21 @@ public final class TcpProxy implements AutoCloseable {
 
     /** Starts proxying a free loopback port to {@code 127.0.0.1:targetPort}. */
     public TcpProxy(int targetPort) throws IOException {
+        this(0, targetPort);
+    }
+
+    /**
+     * Starts proxying loopback {@code port}, which must be free, to {@code 127.0.0.1:targetPort}: for a server that
+     * must be told the proxy's address before it starts (a Kafka broker advertising it), and whose own port is known
+     * only after.
+     */
+    public static TcpProxy onPort(int port, int targetPort) throws IOException {
+        return new TcpProxy(port, targetPort);
+    }
+
+    private TcpProxy(int port, int targetPort) throws IOException {
         this.targetPort = targetPort;
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.server = new ServerSocket(port, 50, InetAddress.getLoopbackAddress());
         Thread acceptor = new Thread(this::acceptLoop, "tcp-proxy-accept-" + server.getLocalPort());
         acceptor.setDaemon(true);
         acceptor.start();

@@ -122,6 +122,9 @@ class MutantTest {
         assertThat(MutantRuns.mutantsFor(redis, Mutant.SWALLOWED_INTERRUPT)).containsExactly(Mutant.SWALLOWED_INTERRUPT);
         Class<?> once = Class.forName(SCENARIOS + ".once.ScheduledOnceFaultScenariosTest");
         assertThat(MutantRuns.mutantsFor(once, Mutant.NONE)).containsExactly(Mutant.NONE, Mutant.FENCE);
+        // Its fence mutant is the template without initialisation at grant (MutantGrantSteps).
+        Class<?> kafka = Class.forName(SCENARIOS + ".kafka.KafkaFaultScenariosTest");
+        assertThat(MutantRuns.mutantsFor(kafka, Mutant.NONE)).containsExactly(Mutant.NONE, Mutant.FENCE);
     }
 
     /**
@@ -140,7 +143,7 @@ class MutantTest {
                         && !ReflectionSupport.findMethods(type, method -> method.isAnnotationPresent(Test.class),
                                 HierarchyTraversalMode.TOP_DOWN).isEmpty(),
                 name -> true);
-        assertThat(scenarioClasses).as("scenario classes").hasSizeGreaterThanOrEqualTo(13);
+        assertThat(scenarioClasses).as("scenario classes").hasSizeGreaterThanOrEqualTo(14);
         assertThat(scenarioClasses).as("scenario classes that are not FaultScenarios")
                 .filteredOn(type -> !FaultScenarios.class.isAssignableFrom(type)).extracting(Class::getSimpleName)
                 .containsExactlyInAnyOrderElementsOf(withoutLedger);
