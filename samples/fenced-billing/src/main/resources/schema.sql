@@ -15,3 +15,9 @@ CREATE TABLE IF NOT EXISTS charge (
     instance     VARCHAR(50) NOT NULL,
     token        BIGINT      NOT NULL
 );
+-- The fence a deleted invoice keeps (lease-jpa writes it in the delete's transaction), so that an older holder cannot
+-- bring the invoice back; the startup checks it is there. The DDL of lease-jdbc's dev/lease/fence/schema-<platform>.sql.
+CREATE TABLE IF NOT EXISTS lease_fence (
+    resource VARCHAR(255) NOT NULL PRIMARY KEY,
+    fence    BIGINT       NOT NULL
+);
