@@ -64,6 +64,9 @@ public final class PausedReactiveHolder {
         ReactiveLeaseTemplate leases = new ReactiveLeaseTemplate(engine,
                 ReactiveGrantFence.of(fence::advanceAtGrant, fence::advanceOnReentry));
         BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        // A first connection of a cold JVM (driver, Netty, authentication) took longer than the session on a loaded
+        // machine, and the fence at grant, bounded by the lease's validity, gave up: connect before the lease.
+        db.sql("SELECT 1").fetch().rowsUpdated().block(Duration.ofSeconds(60));
 
         leases.execute(LeaseSpec.of(resource, LeaseKind.CORRECTNESS).withFence(resource), lease -> {
             FencingToken token = lease.token();
