@@ -86,12 +86,17 @@ class EtcdGrantRequestsTest {
             assertThat(engine.tryAcquire(spec("busy"))).as("first attempt").isEmpty();
             assertThat(revision()).as("etcd's revision after the first busy attempt").isEqualTo(revision);
 
-            long before = etcd.receivedRequests(0);
-            Optional<Lease> again = engine.tryAcquire(spec("busy"));
-            long requests = etcd.receivedRequests(0) - before;
-            assertThat(again).as("second attempt").isEmpty();
-            assertThat(revision()).as("etcd's revision after the second busy attempt").isEqualTo(revision);
-            assertThat(requests).as("requests of a busy attempt on a name found busy before").isEqualTo(1);
+            // The fewest over several attempts: a read that a loaded machine slowed past a quarter of its deadline is
+            // sent again to the next member (issue 42's paused-member fix), which one CI run counted as a second request.
+            long fewest = Long.MAX_VALUE;
+            for (int i = 0; i < 10; i++) {
+                long before = etcd.receivedRequests(0);
+                Optional<Lease> again = engine.tryAcquire(spec("busy"));
+                fewest = Math.min(fewest, etcd.receivedRequests(0) - before);
+                assertThat(again).as("attempt %d after the first", i).isEmpty();
+            }
+            assertThat(revision()).as("etcd's revision after the later busy attempts").isEqualTo(revision);
+            assertThat(fewest).as("requests of a busy attempt on a name found busy before").isEqualTo(1);
             assertThat(held.isValid()).isTrue();
         }
         // Free again: a read finds the key gone, and the transaction grants it.
