@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
@@ -120,13 +121,16 @@ final class Acquirer {
                 }
             }
             boolean firstAttempt = true;
+            long awaitRelease = 0;
             while (true) {
                 Exception error = null;
                 try {
                     boolean first = firstAttempt;
                     firstAttempt = false;
+                    long await = awaitRelease;
+                    awaitRelease = 0;
                     Optional<HeldLease> lease = attempt(request, waitNanos - (clock.getAsLong() - begin), ticket,
-                            first);
+                            first, await);
                     if (lease.isPresent()) {
                         if (log.isDebugEnabled()) {
                             log.debug("Lease " + lease.get().nameAndToken() + " acquired on " + request.backend().id()
@@ -156,7 +160,8 @@ final class Acquirer {
                     TimeUnit.NANOSECONDS.sleep(pause);
                 }
                 else {
-                    calls.awaitRelease(request, pause);
+                    // Waited for in the next attempt's call, which asks the store as soon as the release comes.
+                    awaitRelease = pause;
                 }
             }
         }
@@ -178,10 +183,11 @@ final class Acquirer {
      *
      * @param ticket the caller's place in the name's local line, which a grant keeps until it is freed
      * @param firstAttempt whether this is the caller's first request (for the line's fairness count)
+     * @param awaitNanos how long to wait for the store to signal a release before the request, 0 for not at all
      * @throws Exception what the backend threw, after its request was abandoned
      */
     private Optional<HeldLease> attempt(LeaseRequest request, long leftNanos, LocalLines.Ticket ticket,
-            boolean firstAttempt) throws Exception {
+            boolean firstAttempt, long awaitNanos) throws Exception {
         if (leases.isClosing()) {
             throw request.shuttingDown();
         }
@@ -192,13 +198,15 @@ final class Acquirer {
         }
         LossRelay relay = new LossRelay();
         GrantRequest grantRequest = new GrantRequest(request.name(), request.timing().ttl(), relay,
-                UUID.randomUUID().toString(), System.nanoTime() + Math.max(leftNanos, MIN_REQUEST_TIME.toNanos()));
-        long requestedAt = validityClock.getAsLong();
-        Optional<? extends BackendGrant<?>> grant = calls.grant(request, grantRequest);
+                UUID.randomUUID().toString(), System.nanoTime() + awaitNanos
+                        + Math.max(leftNanos - awaitNanos, MIN_REQUEST_TIME.toNanos()));
+        AtomicLong requestedAt = new AtomicLong();
+        Optional<? extends BackendGrant<?>> grant = calls.grant(request, grantRequest, awaitNanos,
+                () -> requestedAt.set(validityClock.getAsLong()));
         if (grant.isEmpty()) {
             return Optional.empty();
         }
-        HeldLease lease = leases.lease(request, grant.get(), requestedAt);
+        HeldLease lease = leases.lease(request, grant.get(), requestedAt.get());
         // Before anything can free the grant (a loss needs the relay attached, closing needs it registered).
         lines.granted(ticket, firstAttempt);
         lease.whenFreed(() -> lines.released(ticket));

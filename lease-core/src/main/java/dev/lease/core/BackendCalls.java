@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -17,17 +18,14 @@ import dev.lease.spi.GrantRequest;
 import dev.lease.spi.LeaseBackend;
 
 /**
- * The calls a caller waiting for a lease makes to the backend, a grant request and the wait for a release, each given
- * up at the caller's deadline. A backend that does not bound its own calls is asked on a helper thread, never
+ * The calls a caller waiting for a lease makes to the backend, a grant request and the wait for a release before it,
+ * given up at the caller's deadline. A backend that does not bound its own calls is asked on a helper thread, never
  * interrupted: the caller stops waiting at the deadline and the request is settled when the call returns (a late
  * grant released, a late failure abandoned), so that nothing it did blocks the name.
  */
 final class BackendCalls {
 
     private static final Log log = LogFactory.getLog(BackendCalls.class);
-
-    /** How much longer than asked a backend's wait for a release may take before the caller stops waiting for it. */
-    private static final long AWAIT_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final RenewalExecutors executors;
 
@@ -39,12 +37,24 @@ final class BackendCalls {
      * One grant request, settled whatever happens: a request that failed may have reached the store, so it is
      * abandoned (in the background); one that outlived the caller's wait is settled when its call returns.
      *
+     * <p>A waiting caller first waits for the store to signal a release, for up to {@code awaitNanos}, in the same
+     * call: a backend called on a helper thread then goes from the release straight to the grant request, without
+     * handing the wake-up back to the caller and the request over again (two thread switches on the path every
+     * handover takes). Nothing is sent once the caller stopped waiting.
+     *
+     * @param awaitNanos how long to wait for a release before the request, 0 for none
+     * @param sending run right before the request is sent, on whichever thread sends it
      * @throws Exception what the backend threw, or why the caller stopped waiting
      */
-    Optional<? extends BackendGrant<?>> grant(LeaseRequest lease, GrantRequest request) throws Exception {
+    Optional<? extends BackendGrant<?>> grant(LeaseRequest lease, GrantRequest request, long awaitNanos,
+            Runnable sending) throws Exception {
         LeaseBackend<?> backend = lease.backend();
+        boolean direct = boundsItsCalls(backend);
+        if (direct && awaitNanos > 0) {
+            backend.awaitRelease(lease.name(), Duration.ofNanos(awaitNanos));
+        }
         try {
-            return call(backend, request, lease);
+            return direct ? directCall(backend, request, sending) : call(backend, request, lease, awaitNanos, sending);
         }
         catch (IllegalArgumentException refusedName) {
             throw refusedName;
@@ -58,56 +68,43 @@ final class BackendCalls {
         }
     }
 
-    /**
-     * Waits for the backend to signal a release, no longer than {@code pauseNanos} (and a little grace): a backend
-     * whose wait hangs on a dead connection must not keep the caller past its deadline.
-     */
-    void awaitRelease(LeaseRequest lease, long pauseNanos) throws InterruptedException {
-        LeaseBackend<?> backend = lease.backend();
-        Duration pause = Duration.ofNanos(pauseNanos);
-        if (boundsItsCalls(backend)) {
-            backend.awaitRelease(lease.name(), pause);
-            return;
-        }
-        CompletableFuture<Void> wait = new CompletableFuture<>();
-        try {
-            executors.calls().execute(() -> {
-                try {
-                    backend.awaitRelease(lease.name(), pause);
-                }
-                catch (Throwable ignored) {
-                    // Spurious returns are fine: the next grant request tells how the store is.
-                }
-                wait.complete(null);
-            });
-        }
-        catch (RejectedExecutionException closed) {
-            throw lease.shuttingDown();
-        }
-        try {
-            wait.get(pauseNanos + AWAIT_GRACE_NANOS, TimeUnit.NANOSECONDS);
-        }
-        catch (TimeoutException | ExecutionException stillWaiting) {
-            // The next grant request is bounded by the deadline; the wait ends on its own.
-        }
-    }
-
     /** Whether the backend gives up its own calls at the request's deadline, so none needs a helper thread. */
     private static boolean boundsItsCalls(LeaseBackend<?> backend) {
         return backend.traits().boundsCallsByDeadline();
     }
 
-    /** Asks the backend, giving up at the request's deadline. */
+    private static <G extends Grant> Optional<BackendGrant<G>> directCall(LeaseBackend<G> backend,
+            GrantRequest request, Runnable sending) throws Exception {
+        sending.run();
+        return backend.tryAcquire(request).map(grant -> new BackendGrant<>(backend, grant));
+    }
+
+    /**
+     * Asks the backend on a helper thread, after its wait for a release, giving up at the request's deadline. The
+     * caller never waits for the wait alone: a wait that hangs on a dead connection uses up the caller's time as a
+     * request would, and nothing is sent after the caller gave up.
+     */
     private <G extends Grant> Optional<BackendGrant<G>> call(LeaseBackend<G> backend, GrantRequest request,
-            LeaseRequest lease) throws Exception {
-        if (boundsItsCalls(backend)) {
-            return backend.tryAcquire(request).map(grant -> new BackendGrant<>(backend, grant));
-        }
+            LeaseRequest lease, long awaitNanos, Runnable sending) throws Exception {
         long sentAt = System.nanoTime();
         CompletableFuture<Optional<G>> call = new CompletableFuture<>();
+        AtomicBoolean gaveUp = new AtomicBoolean();
         try {
             executors.calls().execute(() -> {
+                if (awaitNanos > 0) {
+                    try {
+                        backend.awaitRelease(lease.name(), Duration.ofNanos(awaitNanos));
+                    }
+                    catch (Throwable ignored) {
+                        // Spurious returns are fine: the grant request tells how the store is.
+                    }
+                }
+                if (gaveUp.get()) {
+                    call.complete(Optional.empty());
+                    return;
+                }
                 try {
+                    sending.run();
                     call.complete(backend.tryAcquire(request));
                 }
                 catch (Throwable ex) {
@@ -130,6 +127,7 @@ final class BackendCalls {
             throw (Error) cause;
         }
         catch (TimeoutException | InterruptedException ex) {
+            gaveUp.set(true);
             call.whenComplete((late, error) -> settleLate(backend, request, late, error));
             if (ex instanceof InterruptedException) {
                 throw new Outlived(ex);

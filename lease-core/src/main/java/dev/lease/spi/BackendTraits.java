@@ -32,7 +32,8 @@ import java.util.Optional;
  *        Otherwise it calls them on a helper thread and stops waiting at the deadline, because a store client may
  *        block in connection timeouts and retries for far longer than the caller agreed to wait; the request is then
  *        abandoned (its late grant, if any, released) once the call returns. That costs one thread hand-off per call,
- *        small next to a network round trip. Only a backend that never blocks on I/O, or bounds every call itself,
+ *        small next to a network round trip; a waiter's wait for a release and the grant request after it are one
+ *        call, on one helper thread. Only a backend that never blocks on I/O, or bounds every call itself,
  *        should say true.
  * @param maxTtl the longest ttl this backend can honour, if bounded (a ZooKeeper lease cannot outlive its session
  *        timeout); longer ttls are reported as configuration errors
