@@ -29,7 +29,7 @@ import dev.lease.fence.kafka.FencedKafkaTemplate;
 /**
  * A relay instance in a JVM of its own, so that the parent can pause it for real ({@code kill -STOP}): one section
  * under a ZooKeeper lease that publishes through a {@link FencedKafkaTemplate} to the parent's embedded broker. The
- * section first commits one record ({@code held-<token>}, visible: it was committed while held), then opens a second
+ * section first commits one record ({@code held@<token>}, visible: it was committed while held), then opens a second
  * transaction and stops at its pause point ({@code at=open-transaction}: after a record of it reached the broker,
  * before the commit; {@code at=before-send}: the transaction begun, before its first record), prints
  * {@code PAUSE_POINT <token>} and waits for {@code go} on stdin, deaf to interrupts as a stopped process is (each one
@@ -72,18 +72,18 @@ final class KafkaHolderMain {
             zookeeper.engine().execute(spec, lease -> {
                 long token = lease.token().value();
                 out.println(PREFIX + "GRANTED " + token);
-                template.send(topic, key, "held-" + token);
+                template.send(topic, key, "held@" + token);
                 try {
                     template.executeInTransaction(sender -> {
                         int sent = 0;
                         if (openTransaction) {
-                            awaitWritten(sender.send(topic, key, "stale-" + token + "-" + sent++));
+                            awaitWritten(sender.send(topic, key, "stale-" + sent++ + "@" + token));
                         }
                         out.println(PREFIX + "PAUSE_POINT " + token);
                         awaitGoDeaf(go, out, token);
                         // As the process it models, it goes on without having looked at the loss.
                         Thread.interrupted();
-                        return sender.send(topic, key, "stale-" + token + "-" + sent);
+                        return sender.send(topic, key, "stale-" + sent + "@" + token);
                     });
                     out.println(PREFIX + "OUTCOME COMMITTED " + token);
                 }
