@@ -81,13 +81,15 @@ public final class ChildHolder implements AutoCloseable {
     /**
      * The classpath of the test JVM. Surefire's default manifest-only jar leaves {@code java.class.path} pointing at a
      * booter jar; it publishes the real test classpath (test classes included) as {@code surefire.test.class.path}.
+     * Public for child JVMs other than {@link HolderMain} (the Kafka scenarios' publishing holder).
      */
-    static String testClasspath() {
+    public static String testClasspath() {
         String surefire = System.getProperty("surefire.test.class.path");
         return surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
     }
 
-    static String javaBinary() {
+    /** This JVM's java binary, for child JVMs. */
+    public static String javaBinary() {
         return ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     }

@@ -57,8 +57,13 @@ record KafkaRelay(EmbeddedKafkaKraftBroker broker, TcpProxy link) implements Aut
     }
 
     DefaultKafkaProducerFactory<String, String> producerFactory() {
+        return producerFactory(bootstrap());
+    }
+
+    /** The relay's producer settings, for a holder in a child JVM that reaches the broker at {@code bootstrap}. */
+    static DefaultKafkaProducerFactory<String, String> producerFactory(String bootstrap) {
         DefaultKafkaProducerFactory<String, String> factory = new DefaultKafkaProducerFactory<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
                 ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) TestTiming.seconds(20).toMillis()));
