@@ -85,7 +85,15 @@ public class OutboxPublisher {
             throw ex;
         }
         // After the commit: a relay that pauses here leaves the messages to be sent again (at least once).
-        reminders.markSent(batch.stream().map(Reminders.Message::id).toList(), instance, term);
+        try {
+            reminders.markSent(batch.stream().map(Reminders.Message::id).toList(), instance, term);
+        }
+        catch (StaleTokenException ex) {
+            publish(Kind.MARK_REFUSED, last, term, "committed " + batches(batch) + " to Kafka with token "
+                    + term.value() + ", but marking it sent was REFUSED by the table, which holds token "
+                    + ex.current() + " (StaleTokenException)");
+            throw ex;
+        }
         publish(Kind.RELAYED, last, term, "committed " + batches(batch) + " to Kafka with token " + term.value()
                 + ", marked sent");
         return Optional.of(batch.size());

@@ -31,6 +31,11 @@ public record ReminderEvent(String instance, Kind kind, long batch, long token, 
         RELAYED,
         /** The broker refused the relay's transaction: a later term took the producer over (StaleTokenException). */
         RELAY_REFUSED,
+        /**
+         * The relay's transaction committed, but the table refused marking its messages sent: a later term had
+         * started (StaleTokenException). The next leader sends them again.
+         */
+        MARK_REFUSED,
         /** The outbox relay started (this instance leads). */
         RELAY_STARTED,
         /** The outbox relay stopped (this instance no longer leads). */

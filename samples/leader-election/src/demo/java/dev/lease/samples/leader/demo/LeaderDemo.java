@@ -225,8 +225,8 @@ public final class LeaderDemo {
         long term = leader.token();
         section("(c) A paused leader: " + leader.name() + "'s relay thread gets stuck with a batch sent to Kafka in a "
                 + "transaction not committed yet, its job thread in a call that ignores interrupts, and its link "
-                + "freezes. Together they stand for a GC pause or a stalled VM, which stops the work and the heartbeats "
-                + "alike.");
+                + "freezes. Together they stand for a GC pause or a stalled VM, which stops the work and the "
+                + "heartbeats alike.");
         Fault relayHeld = faults.arm(leader.name(), Site.RELAY, Mode.DEAF);
         if (!relayHeld.awaitStruck(patience)) {
             throw new TimeoutException(leader.name() + "'s relay did not send a batch within " + patience);
@@ -258,10 +258,12 @@ public final class LeaderDemo {
                 + "relay commits batch " + relayed + " and the job writes batch " + batch);
         relayHeld.release();
         deaf.release();
-        Entry commit = await(resumed, e -> e.is(leader.name(), "RELAY_REFUSED") || e.is(leader.name(), "RELAYED"),
+        Entry commit = await(resumed, e -> e.instance().equals(leader.name())
+                && List.of("RELAY_REFUSED", "RELAYED", "MARK_REFUSED").contains(e.what()),
                 "the outcome of " + leader.name() + "'s relay commit");
-        if (commit.what().equals("RELAYED")) {
-            problems.add("The paused leader " + leader.name() + "'s relay committed with its old token");
+        if (!commit.what().equals("RELAY_REFUSED")) {
+            problems.add("The paused leader " + leader.name() + "'s relay committed with its old token: "
+                    + commit.text());
         }
         Entry outcome = await(resumed, e -> e.is(leader.name(), "REFUSED") || e.is(leader.name(), "WROTE"),
                 "the outcome of " + leader.name() + "'s write");

@@ -80,7 +80,8 @@ final class ThreadFaults {
                 }
                 catch (InterruptedException ex) {
                     interrupted = true;
-                    timeline.note(instance, "INTERRUPTED", "the " + site.thread + " thread is interrupted in its slow call");
+                    timeline.note(instance, "INTERRUPTED", "the " + site.thread
+                            + " thread is interrupted in its slow call");
                     // Handed on, as a well-behaved call does: the job's next blocking step throws at once.
                     Thread.currentThread().interrupt();
                 }
