@@ -117,7 +117,7 @@ public final class LeaderDemo {
             KafkaCheck.Frozen frozen = null;
             try {
                 oneLeader();
-                frozenLink();
+                frozenLink(reminders);
                 frozen = pausedLeader(reminders);
                 yieldLeadership();
                 awaitCondition(() -> reminders.unsent(1).isEmpty(), "the leader's relay to send every message");
@@ -184,7 +184,7 @@ public final class LeaderDemo {
     }
 
     /** (b) The leader's link freezes while its job runs: the job is interrupted, the relay stops, another leads. */
-    private void frozenLink() throws Exception {
+    private void frozenLink(Reminders reminders) throws Exception {
         DemoInstance leader = awaitLeader();
         long term = leader.token();
         section("(b) " + leader.name() + "'s link to ZooKeeper freezes while its job runs (session timeout "
@@ -195,6 +195,8 @@ public final class LeaderDemo {
             throw new TimeoutException(leader.name() + "'s job did not start a run within " + patience);
         }
         Entry prepares = await(mark, e -> e.is(leader.name(), "PREPARES"), "the run");
+        // The relay idle, so that the end of the term cuts no batch between its commit and its marking.
+        awaitCondition(() -> reminders.unsent(1).isEmpty(), leader.name() + "'s relay to publish every batch");
         leader.link().freeze();
         int frozen = timeline.mark();
         timeline.note(leader.name(), "FAULT", "link to ZooKeeper frozen while its job prepares batch "
