@@ -10,28 +10,34 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
+import dev.lease.LeaseLostException;
+
 /**
- * Sends the outbox's messages, polling it on a thread of its own between {@link #start()} and {@link #stop()}. It
- * stands for any listener container (JMS, Kafka, a queue poller): it knows nothing of leadership and does not start
- * by itself; {@link RelayOnLeadership} starts it on the leader only.
+ * Sends the outbox's messages to Kafka, polling it on a thread of its own between {@link #start()} and
+ * {@link #stop()}. It stands for any listener container (JMS, Kafka, a queue poller): it does not start by itself;
+ * {@link RelayOnLeadership} starts it on the leader only. Each poll hands the next batch to
+ * {@link OutboxPublisher#publishNextBatch()}, which runs under the current term's lease: that, not the start and stop,
+ * is what fences it, since a relay learns late that its term ended.
  *
- * <p>Delivery is at least once, as with any relay: a message is marked sent after it was handed over, and a relay
- * stopped or paused in between leaves it to be sent again by the next leader. Consumers deduplicate by message id.
+ * <p>Delivery is at least once, as with any relay: a message is marked sent after its Kafka transaction committed,
+ * and a relay stopped or paused in between leaves it to be sent again by the next leader. Consumers deduplicate by
+ * the record's key, the message id. What the fence removes is the other duplicate: a former leader's relay
+ * publishing a batch beside its successor's.
  */
 @Component
 public class OutboxRelay implements DisposableBean {
 
     private static final Log log = LogFactory.getLog(OutboxRelay.class);
 
-    private final Reminders reminders;
+    private final OutboxPublisher publisher;
     private final String instance;
     private final Duration pollEvery;
     private Thread poller;
     private CountDownLatch stopSignal;
 
-    OutboxRelay(Reminders reminders, @Value("${reminders.instance}") String instance,
+    OutboxRelay(OutboxPublisher publisher, @Value("${reminders.instance}") String instance,
             @Value("${reminders.relay-poll:100ms}") Duration pollEvery) {
-        this.reminders = reminders;
+        this.publisher = publisher;
         this.instance = instance;
         this.pollEvery = pollEvery;
     }
@@ -82,12 +88,16 @@ public class OutboxRelay implements DisposableBean {
     private void poll(CountDownLatch stopSignal) {
         try {
             while (!stopSignal.await(pollEvery.toMillis(), TimeUnit.MILLISECONDS)) {
-                for (Reminders.Message message : reminders.unsent(10)) {
-                    if (stopSignal.getCount() == 0) {
-                        return;
-                    }
-                    send(message);
-                    reminders.markSent(message.id(), instance);
+                try {
+                    // Empty when this instance does not lead (any more): the revoked event will stop the relay.
+                    publisher.publishNextBatch();
+                }
+                catch (LeaseLostException ex) {
+                    // The term ended during the batch (refused by the broker, or interrupted): the next leader's
+                    // relay sends what this one did not mark.
+                    log.info("The outbox relay of " + instance + " lost its term during a batch: " + ex.getMessage());
+                    // The interrupt was for the batch's section, which is over; the stop signal ends the polling.
+                    Thread.interrupted();
                 }
             }
         }
@@ -95,15 +105,8 @@ public class OutboxRelay implements DisposableBean {
             Thread.currentThread().interrupt();
         }
         catch (RuntimeException ex) {
-            // The database is unreachable, say: a real container would retry; the demo's relay stops.
+            // The database or the broker is unreachable, say: a real container would retry; the demo's relay stops.
             log.warn("The outbox relay of " + instance + " stopped: " + ex);
-        }
-    }
-
-    /** Stands for handing the message to the mail gateway. */
-    private void send(Reminders.Message message) {
-        if (log.isDebugEnabled()) {
-            log.debug(instance + " sends reminder batch " + message.batch() + " (message " + message.id() + ")");
         }
     }
 }

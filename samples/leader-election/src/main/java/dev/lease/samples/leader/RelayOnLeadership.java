@@ -15,9 +15,10 @@ import dev.lease.samples.leader.ReminderEvent.Kind;
  * listener container declared with {@code autoStartup = false}.
  *
  * <p>The revoked event comes once this process has learnt that its term ended, which can be after the next leader's
- * term began (a frozen network, a pause): for a moment both relays may run. That is why the relay is at least once
- * and its consumers idempotent; a write that must never come from a former leader carries the term's token instead
- * (see {@link ReminderJob}).
+ * term began (a frozen network, a pause): for a moment both relays may run. Starting and stopping is therefore not
+ * what keeps a former leader's relay from publishing: each of its batches runs under the term's lease
+ * ({@link OutboxPublisher}), and the broker refuses a batch of a term that ended. Records a relay committed but had
+ * not marked sent when it stopped are sent again by the next one: consumers deduplicate by key.
  */
 @Component
 public class RelayOnLeadership {

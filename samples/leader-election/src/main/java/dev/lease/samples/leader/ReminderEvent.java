@@ -22,6 +22,20 @@ public record ReminderEvent(String instance, Kind kind, long batch, long token, 
         REFUSED,
         /** A run ended with LeaseLostException: its term ended while it ran. */
         LOST,
+        /**
+         * The relay sent a batch of outbox messages to Kafka in a transaction not committed yet: no consumer sees
+         * them until it commits.
+         */
+        RELAYING,
+        /** The relay's Kafka transaction committed, and its messages are marked sent. */
+        RELAYED,
+        /** The broker refused the relay's transaction: a later term took the producer over (StaleTokenException). */
+        RELAY_REFUSED,
+        /**
+         * The relay's transaction committed, but the table refused marking its messages sent: a later term had
+         * started (StaleTokenException). The next leader sends them again.
+         */
+        MARK_REFUSED,
         /** The outbox relay started (this instance leads). */
         RELAY_STARTED,
         /** The outbox relay stopped (this instance no longer leads). */

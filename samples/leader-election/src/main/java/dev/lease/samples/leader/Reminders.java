@@ -15,7 +15,7 @@ import dev.lease.fence.JdbcFence;
 
 /**
  * The {@code reminder_job} row that every batch goes through, fenced by the term's token, and the {@code outbox}
- * that the leader's {@link OutboxRelay} sends from.
+ * that the leader's {@link OutboxRelay} sends to Kafka from.
  */
 @Repository
 public class Reminders {
@@ -67,9 +67,20 @@ public class Reminders {
                 + "FETCH FIRST " + max + " ROWS ONLY", (rs, i) -> message(rs));
     }
 
-    /** Marks a message sent by {@code instance}, unless someone marked it first; whether this call marked it. */
-    public boolean markSent(long id, String instance) {
-        return jdbc.update("UPDATE outbox SET sent_by = ? WHERE id = ? AND sent_by IS NULL", instance, id) == 1;
+    /**
+     * Marks messages sent by {@code instance}'s relay, after its Kafka transaction committed, in one transaction
+     * fenced by the term's token: the job's row, which every term fences at its grant, refuses a former term, so a
+     * relay that paused after its commit cannot mark messages once a later term started. Messages marked already are
+     * left as they are.
+     *
+     * @throws dev.lease.fence.StaleTokenException when a later term fenced the job's row; nothing was marked
+     */
+    @Transactional
+    public void markSent(List<Long> ids, String instance, FencingToken token) {
+        jobRow.update(JOB, token, Map.of());
+        for (long id : ids) {
+            jdbc.update("UPDATE outbox SET sent_by = ? WHERE id = ? AND sent_by IS NULL", instance, id);
+        }
     }
 
     /** Every message, oldest first. */

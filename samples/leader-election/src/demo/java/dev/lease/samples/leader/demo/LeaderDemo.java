@@ -29,8 +29,9 @@ import dev.lease.samples.leader.LeaderApplication;
 import dev.lease.samples.leader.OutboxRelay;
 import dev.lease.samples.leader.ReminderJob;
 import dev.lease.samples.leader.Reminders;
-import dev.lease.samples.leader.demo.JobThreadFaults.Fault;
-import dev.lease.samples.leader.demo.JobThreadFaults.Mode;
+import dev.lease.samples.leader.demo.ThreadFaults.Fault;
+import dev.lease.samples.leader.demo.ThreadFaults.Mode;
+import dev.lease.samples.leader.demo.ThreadFaults.Site;
 import dev.lease.samples.leader.demo.Timeline.Entry;
 import dev.lease.testing.EmbeddedZooKeeper;
 import dev.lease.testing.TcpProxy;
@@ -38,15 +39,16 @@ import dev.lease.testing.TestTiming;
 
 /**
  * Runs three instances of the reminder service, A, B and C, in this JVM, each with a link of its own to ZooKeeper
- * (a {@link TcpProxy} the demo can freeze), and plays four scenes:
+ * (a {@link TcpProxy} the demo can freeze), all publishing to one Kafka broker, and plays four scenes:
  * <ol>
  * <li><b>One leader.</b> Exactly one instance leads {@code invoice-reminders}; its scheduled job writes batches and
- * its outbox relay runs. On the others the job returns at once.</li>
+ * its outbox relay publishes them to Kafka. On the others the job returns at once.</li>
  * <li><b>Interrupt.</b> The leader's link freezes while its job runs: its term ends, the job is interrupted and ends
  * with {@code LeaseLostException}, its relay stops, and another instance leads with a higher token.</li>
- * <li><b>Fence.</b> A paused leader: its job thread is stuck in a call that ignores interrupts and its link freezes,
- * standing for a GC pause or a stalled VM. Another instance leads and writes the batch the paused one was preparing.
- * The paused leader then wakes up and writes that batch with its old token: the table refuses it.</li>
+ * <li><b>Fence.</b> A paused leader: its relay thread is stuck with a batch sent to Kafka in a transaction not
+ * committed yet, its job thread in a call that ignores interrupts, and its link freezes, standing for a GC pause or a
+ * stalled VM. Another instance leads, publishes the relay's batch and writes the batch the job was preparing. The
+ * paused leader then wakes up: the broker refuses the relay's commit, the table the job's write.</li>
  * <li><b>Yield.</b> {@code yieldLeadership()} hands the election to another instance at once.</li>
  * </ol>
  * It prints the timeline and the outbox (every batch written once) and exits 0 when everything went as told, 1 when
@@ -58,7 +60,7 @@ public final class LeaderDemo {
     private final PrintStream out;
     private final Duration patience;
     private final Timeline timeline;
-    private final JobThreadFaults faults;
+    private final ThreadFaults faults;
     private final List<String> problems = new ArrayList<>();
     private final List<DemoInstance> instances = new ArrayList<>();
     private final OutboxCheck outboxCheck;
@@ -73,7 +75,7 @@ public final class LeaderDemo {
         this.out = out;
         this.patience = patience;
         this.timeline = new Timeline(out);
-        this.faults = new JobThreadFaults(timeline, patience);
+        this.faults = new ThreadFaults(timeline, patience);
         this.outboxCheck = new OutboxCheck(out, timeline, problems);
     }
 
@@ -87,8 +89,11 @@ public final class LeaderDemo {
         System.exit(result.problems().isEmpty() ? 0 : 1);
     }
 
-    /** What the demo saw: its timeline, the outbox rows written during the run, and what went otherwise than told. */
-    record Result(List<Entry> timeline, List<Reminders.Message> outbox, List<String> problems) {
+    /**
+     * What the demo saw: its timeline, the outbox rows written during the run, what a {@code read_committed} consumer
+     * of the relay's topic saw, and what went otherwise than told.
+     */
+    record Result(List<Entry> timeline, List<Reminders.Message> outbox, KafkaCheck kafka, List<String> problems) {
     }
 
     Result run(String... args) throws Exception {
@@ -102,16 +107,18 @@ public final class LeaderDemo {
         section("(a) Instances A, B and C of the reminder service start, each with a link of its own to ZooKeeper. "
                 + "Each schedules the job; only the leader of '" + Reminders.JOB + "' runs it.");
         List<Reminders.Message> outbox = List.of();
+        KafkaCheck kafka = new KafkaCheck(problems);
         try {
             for (String name : List.of("A", "B", "C")) {
                 instances.add(DemoInstance.start(name, DemoInstance.port(zookeeper), passedOn,
                         timeline.listener(name, faults)));
             }
             Reminders reminders = instances.get(0).context().getBean(Reminders.class);
+            KafkaCheck.Frozen frozen = null;
             try {
                 oneLeader();
-                frozenLink();
-                pausedLeader(reminders);
+                frozenLink(reminders);
+                frozen = pausedLeader(reminders);
                 yieldLeadership();
                 awaitCondition(() -> reminders.unsent(1).isEmpty(), "the leader's relay to send every message");
             }
@@ -121,6 +128,14 @@ public final class LeaderDemo {
             outbox = outboxCheck.writtenInThisRun(reminders);
             outboxCheck.everyBatchOnce(outbox);
             outboxCheck.tokensRise();
+            // Only messages marked sent: those were committed to Kafka before they were marked.
+            List<Reminders.Message> sent = outbox.stream().filter(m -> m.sentBy() != null).toList();
+            kafka.read(instances.get(0).setting("spring.kafka.bootstrap-servers"),
+                    instances.get(0).setting("reminders.topic"), patience);
+            kafka.everyMessageOnce(sent);
+            if (frozen != null) {
+                kafka.nothingFrom(frozen, sent);
+            }
         }
         finally {
             timeline.seal();
@@ -131,16 +146,17 @@ public final class LeaderDemo {
                 instance.link().close();
             }
         }
-        outboxCheck.print(outbox);
+        outboxCheck.print(outbox, kafka);
         out.println();
         if (problems.isEmpty()) {
-            out.println("One leader at a time; no batch was written twice. The frozen link was stopped by the "
-                    + "interrupt, the paused leader by the fence.");
+            out.println("One leader at a time; no batch was written twice, and a read_committed consumer saw every "
+                    + "batch once. The frozen link was stopped by the interrupt, the paused leader by the fences: the "
+                    + "table refused its write, the broker its relay's commit.");
         }
         else {
             problems.forEach(p -> out.println("PROBLEM: " + p));
         }
-        return new Result(timeline.entries(), outbox, List.copyOf(problems));
+        return new Result(timeline.entries(), outbox, kafka, List.copyOf(problems));
     }
 
     /** (a) Exactly one instance leads, runs the job and the relay; the job returns at once on the others. */
@@ -168,17 +184,19 @@ public final class LeaderDemo {
     }
 
     /** (b) The leader's link freezes while its job runs: the job is interrupted, the relay stops, another leads. */
-    private void frozenLink() throws Exception {
+    private void frozenLink(Reminders reminders) throws Exception {
         DemoInstance leader = awaitLeader();
         long term = leader.token();
         section("(b) " + leader.name() + "'s link to ZooKeeper freezes while its job runs (session timeout "
                 + leader.setting("lease.zookeeper.session-timeout") + ")");
         int mark = timeline.mark();
-        Fault slow = faults.arm(leader.name(), Mode.SLOW);
+        Fault slow = faults.arm(leader.name(), Site.JOB, Mode.SLOW);
         if (!slow.awaitStruck(patience)) {
             throw new TimeoutException(leader.name() + "'s job did not start a run within " + patience);
         }
         Entry prepares = await(mark, e -> e.is(leader.name(), "PREPARES"), "the run");
+        // The relay idle, so that the end of the term cuts no batch between its commit and its marking.
+        awaitCondition(() -> reminders.unsent(1).isEmpty(), leader.name() + "'s relay to publish every batch");
         leader.link().freeze();
         int frozen = timeline.mark();
         timeline.note(leader.name(), "FAULT", "link to ZooKeeper frozen while its job prepares batch "
@@ -200,39 +218,55 @@ public final class LeaderDemo {
     }
 
     /**
-     * (c) A paused leader: its job thread ignores the interrupt and its link freezes. Once another instance has
-     * written the batch, it wakes up and writes the same batch with its old token: refused.
+     * (c) A paused leader: its relay thread is held with a batch sent in an open Kafka transaction, its job thread
+     * ignores the interrupt, and its link freezes. Once another instance has published the relay's batch and written
+     * the job's, it wakes up: the broker refuses the relay's commit, the table the job's write.
      */
-    private void pausedLeader(Reminders reminders) throws Exception {
+    private KafkaCheck.Frozen pausedLeader(Reminders reminders) throws Exception {
         DemoInstance leader = awaitLeader();
         long term = leader.token();
-        section("(c) A paused leader: " + leader.name() + "'s job thread gets stuck in a call that ignores interrupts "
-                + "and its link freezes. Together they stand for a GC pause or a stalled VM, which stops the job and "
-                + "the heartbeats alike.");
-        int mark = timeline.mark();
-        Fault deaf = faults.arm(leader.name(), Mode.DEAF);
+        section("(c) A paused leader: " + leader.name() + "'s relay thread gets stuck with a batch sent to Kafka in a "
+                + "transaction not committed yet, its job thread in a call that ignores interrupts, and its link "
+                + "freezes. Together they stand for a GC pause or a stalled VM, which stops the work and the "
+                + "heartbeats alike.");
+        Fault relayHeld = faults.arm(leader.name(), Site.RELAY, Mode.DEAF);
+        if (!relayHeld.awaitStruck(patience)) {
+            throw new TimeoutException(leader.name() + "'s relay did not send a batch within " + patience);
+        }
+        Fault deaf = faults.arm(leader.name(), Site.JOB, Mode.DEAF);
         if (!deaf.awaitStruck(patience)) {
             throw new TimeoutException(leader.name() + "'s job did not start a run within " + patience);
         }
-        Entry prepares = await(mark, e -> e.is(leader.name(), "PREPARES"), "the run");
-        long batch = prepares.batch();
+        // Both threads are held right after announcing what they do: their last announcements are the held ones.
+        long relayed = last(e -> e.is(leader.name(), "RELAYING")).batch();
+        long batch = last(e -> e.is(leader.name(), "PREPARES")).batch();
         leader.link().freeze();
         int paused = timeline.mark();
-        timeline.note(leader.name(), "FAULT", "paused while preparing batch " + batch + " with token " + term
-                + ": job thread stuck, link frozen (a GC pause or a stalled VM)");
+        timeline.note(leader.name(), "FAULT", "paused with token " + term + ": relay stuck before committing batch "
+                + relayed + ", job stuck preparing batch " + batch + ", link frozen (a GC pause or a stalled VM)");
 
         await(paused, e -> e.is(leader.name(), "REVOKED"), leader.name() + "'s term to end");
         DemoInstance next = awaitSuccessor(paused, leader, term);
         await(paused, e -> e.is(next.name(), "WROTE") && e.batch() == batch, next.name() + " to write batch " + batch);
+        await(paused, e -> e.is(next.name(), "RELAYED") && e.batch() >= batch, next.name() + "'s relay to publish "
+                + "batches " + relayed + " to " + batch);
         if (!deaf.interrupted()) {
             problems.add(leader.name() + "'s job thread was never interrupted although its term ended");
         }
 
         leader.link().unfreeze();
         int resumed = timeline.mark();
-        timeline.note(leader.name(), "RESUMES", "the pause ends: the job goes on, still believing it leads with token "
-                + term + ", and writes batch " + batch);
+        timeline.note(leader.name(), "RESUMES", "the pause ends: still believing it leads with token " + term + ", the "
+                + "relay commits batch " + relayed + " and the job writes batch " + batch);
+        relayHeld.release();
         deaf.release();
+        Entry commit = await(resumed, e -> e.instance().equals(leader.name())
+                && List.of("RELAY_REFUSED", "RELAYED", "MARK_REFUSED").contains(e.what()),
+                "the outcome of " + leader.name() + "'s relay commit");
+        if (!commit.what().equals("RELAY_REFUSED")) {
+            problems.add("The paused leader " + leader.name() + "'s relay committed with its old token: "
+                    + commit.text());
+        }
         Entry outcome = await(resumed, e -> e.is(leader.name(), "REFUSED") || e.is(leader.name(), "WROTE"),
                 "the outcome of " + leader.name() + "'s write");
         if (outcome.what().equals("WROTE")) {
@@ -248,6 +282,7 @@ public final class LeaderDemo {
             problems.add("Batch " + batch + " should be in the outbox once, written by " + next.name() + ": "
                     + written);
         }
+        return new KafkaCheck.Frozen(leader.name(), term);
     }
 
     /** (d) The leader yields: another instance leads at once, with a higher token. */
@@ -255,6 +290,9 @@ public final class LeaderDemo {
         DemoInstance leader = awaitLeader();
         long term = leader.token();
         section("(d) " + leader.name() + " calls yieldLeadership(), as before a rolling deploy");
+        // Right after its relay published: the next batch to publish is a run of the job away, so no batch is cut
+        // between its commit and its marking (which would send it again: at least once).
+        await(timeline.mark(), e -> e.is(leader.name(), "RELAYED"), leader.name() + "'s relay to publish a batch");
         int mark = timeline.mark();
         long start = System.nanoTime();
         timeline.note(leader.name(), "YIELDS", "yieldLeadership(): its term ends and its lease is released at once");
@@ -302,6 +340,16 @@ public final class LeaderDemo {
 
     private List<DemoInstance> others(DemoInstance instance) {
         return instances.stream().filter(i -> i != instance).toList();
+    }
+
+    private Entry last(Predicate<Entry> condition) {
+        List<Entry> entries = timeline.entries();
+        for (int i = entries.size() - 1; i >= 0; i--) {
+            if (condition.test(entries.get(i))) {
+                return entries.get(i);
+            }
+        }
+        throw new IllegalStateException("No such entry on the timeline");
     }
 
     private boolean after(int mark, Predicate<Entry> condition) {

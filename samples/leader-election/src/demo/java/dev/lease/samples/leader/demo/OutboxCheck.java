@@ -69,13 +69,14 @@ final class OutboxCheck {
         }
     }
 
-    void print(List<Reminders.Message> outbox) {
+    void print(List<Reminders.Message> outbox, KafkaCheck kafka) {
         out.println();
-        out.println("The outbox (written by the leader's job with its term's token, sent by the leader's relay):");
-        out.println("  batch  written by  token  sent by");
+        out.println("The outbox (written by the leader's job with its term's token, sent by the leader's relay), and "
+                + "what a read_committed consumer of the topic saw of each message:");
+        out.println("  batch  written by  token  sent by  in Kafka, relayed by");
         for (Reminders.Message message : outbox) {
-            out.printf(Locale.ROOT, "  %5d  %-10s  %5d  %s%n", message.batch(), message.writtenBy(), message.token(),
-                    message.sentBy() == null ? "-" : message.sentBy());
+            out.printf(Locale.ROOT, "  %5d  %-10s  %5d  %-7s  %s%n", message.batch(), message.writtenBy(),
+                    message.token(), message.sentBy() == null ? "-" : message.sentBy(), kafka.of(message));
         }
     }
 }

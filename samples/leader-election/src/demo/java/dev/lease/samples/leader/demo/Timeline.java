@@ -54,16 +54,22 @@ final class Timeline {
      * Records what instance {@code name} publishes: its {@link ReminderEvent}s and its leadership events. Runs on the
      * publishing thread, where {@code faults} may hold it.
      */
-    ApplicationListener<ApplicationEvent> listener(String name, JobThreadFaults faults) {
+    ApplicationListener<ApplicationEvent> listener(String name, ThreadFaults faults) {
         return event -> {
             if (!(event instanceof PayloadApplicationEvent<?> payload)) {
                 return;
             }
             Object published = payload.getPayload();
             if (published instanceof ReminderEvent e) {
+                if (e.kind() == ReminderEvent.Kind.RELAYING) {
+                    // Once per batch and followed by RELAYED: on the timeline only when a fault holds the relay there.
+                    Entry entry = new Entry(now(), name, e.kind().name(), e.token(), e.batch(), e.text());
+                    faults.strike(name, ThreadFaults.Site.RELAY, () -> record(entry));
+                    return;
+                }
                 record(new Entry(now(), name, e.kind().name(), e.token(), e.batch(), e.text()));
                 if (e.kind() == ReminderEvent.Kind.PREPARES) {
-                    faults.strike(name);
+                    faults.strike(name, ThreadFaults.Site.JOB, () -> { });
                 }
             }
             else if (published instanceof LeadershipGrantedEvent granted) {

@@ -9,10 +9,25 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Faults the demo injects into a run of the leader-only job, on the job's own thread, when it announces the batch it
- * prepares: the run is held there until {@link Fault#release()}, in one of two ways.
+ * Faults the demo injects into an instance's threads where they announce what they do: the job's thread when a run
+ * announces the batch it prepares, the relay's thread when it has sent a batch in a Kafka transaction not committed
+ * yet. The thread is held there until {@link Fault#release()}, in one of two ways.
  */
-final class JobThreadFaults {
+final class ThreadFaults {
+
+    /** Where a fault strikes. */
+    enum Site {
+        /** The leader-only job's thread, as a run prepares a batch ({@code PREPARES}). */
+        JOB("job"),
+        /** The outbox relay's thread, with a batch sent in an open Kafka transaction ({@code RELAYING}). */
+        RELAY("relay");
+
+        private final String thread;
+
+        Site(String thread) {
+            this.thread = thread;
+        }
+    }
 
     /** How a held run behaves. */
     enum Mode {
@@ -29,17 +44,19 @@ final class JobThreadFaults {
     final class Fault {
 
         private final String instance;
+        private final Site site;
         private final Mode mode;
         private final CountDownLatch struck = new CountDownLatch(1);
         private final CountDownLatch released = new CountDownLatch(1);
         private volatile boolean interrupted;
 
-        private Fault(String instance, Mode mode) {
+        private Fault(String instance, Site site, Mode mode) {
             this.instance = instance;
+            this.site = site;
             this.mode = mode;
         }
 
-        /** Waits until a run of the job is held by this fault. */
+        /** Waits until the thread is held by this fault. */
         boolean awaitStruck(Duration max) throws InterruptedException {
             return struck.await(max.toMillis(), TimeUnit.MILLISECONDS);
         }
@@ -63,7 +80,8 @@ final class JobThreadFaults {
                 }
                 catch (InterruptedException ex) {
                     interrupted = true;
-                    timeline.note(instance, "INTERRUPTED", "the job thread is interrupted in its slow call");
+                    timeline.note(instance, "INTERRUPTED", "the " + site.thread
+                            + " thread is interrupted in its slow call");
                     // Handed on, as a well-behaved call does: the job's next blocking step throws at once.
                     Thread.currentThread().interrupt();
                 }
@@ -80,8 +98,8 @@ final class JobThreadFaults {
                     // Swallowed on purpose, flag cleared: this is the call that does not notice the interrupt.
                     if (!interrupted) {
                         interrupted = true;
-                        timeline.note(instance, "INTERRUPTED", "the interrupt reaches the job thread, which does not "
-                                + "notice it: the call it is stuck in swallows it");
+                        timeline.note(instance, "INTERRUPTED", "the interrupt reaches the " + site.thread + " thread, "
+                                + "which does not notice it: the call it is stuck in swallows it");
                     }
                 }
             }
@@ -93,23 +111,27 @@ final class JobThreadFaults {
     private final Map<String, Fault> armed = new ConcurrentHashMap<>();
     private final List<Fault> made = new CopyOnWriteArrayList<>();
 
-    JobThreadFaults(Timeline timeline, Duration patience) {
+    ThreadFaults(Timeline timeline, Duration patience) {
         this.timeline = timeline;
         this.patience = patience;
     }
 
-    /** Arms a fault for the next run of {@code instance}'s job. */
-    Fault arm(String instance, Mode mode) {
-        Fault fault = new Fault(instance, mode);
+    /** Arms a fault for the next time {@code instance}'s thread passes {@code site}. */
+    Fault arm(String instance, Site site, Mode mode) {
+        Fault fault = new Fault(instance, site, mode);
         made.add(fault);
-        armed.put(instance, fault);
+        armed.put(instance + "/" + site, fault);
         return fault;
     }
 
-    /** Called on the job's thread when it announces a batch: holds it if a fault is armed for this instance. */
-    void strike(String instance) {
-        Fault fault = armed.remove(instance);
+    /**
+     * Called on the thread that passes {@code site}: if a fault is armed there for this instance, runs
+     * {@code beforeHolding} and holds the thread.
+     */
+    void strike(String instance, Site site, Runnable beforeHolding) {
+        Fault fault = armed.remove(instance + "/" + site);
         if (fault != null) {
+            beforeHolding.run();
             fault.hold();
         }
     }
