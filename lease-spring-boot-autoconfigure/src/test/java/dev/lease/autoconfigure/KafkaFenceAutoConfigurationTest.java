@@ -4,15 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.kafka.core.ProducerFactory;
+import org.springframework.kafka.transaction.KafkaTransactionManager;
+import org.springframework.transaction.TransactionManager;
 
 import dev.lease.fence.kafka.FencedKafkaTemplate;
 
 /**
- * The fenced Kafka template over Boot's producer factory: made when the producers are transactional, left out (the
- * application keeps sending as before) when they are not. Nothing here reaches a broker: producers are made at the
- * first send.
+ * The fenced Kafka template over Boot's producer factory, whether Boot's producers are transactional or not; without
+ * {@code spring.kafka.producer.transaction-id-prefix} Boot registers no {@code KafkaTransactionManager}, so the
+ * database's transaction manager stays the one {@code @Transactional} uses. Nothing here reaches a broker: producers
+ * are made at the first send.
  */
 class KafkaFenceAutoConfigurationTest {
 
@@ -37,8 +44,21 @@ class KafkaFenceAutoConfigurationTest {
     }
 
     @Test
-    void producersWithoutTransactionsGetNoFencedTemplate() {
-        runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FencedKafkaTemplate.class));
+    void producersWithoutTransactionsStillGetAFencedTemplateAndTheDatabaseKeepsItsTransactionManager() {
+        runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+                DataSourceTransactionManagerAutoConfiguration.class))
+                .withPropertyValues("spring.datasource.url=jdbc:h2:mem:kafka-fence;DB_CLOSE_DELAY=-1",
+                        "lease.kafka.transactional-id-prefix=billing.relay.")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(FencedKafkaTemplate.class)
+                            .doesNotHaveBean(KafkaTransactionManager.class);
+                    assertThat(context.getBean(FencedKafkaTemplate.class).transactionalId("outbox"))
+                            .isEqualTo("billing.relay.outbox");
+                    assertThat(context.getBean(TransactionManager.class))
+                            .isInstanceOf(DataSourceTransactionManager.class);
+                    assertThat(context.getBean(ProducerFactory.class).transactionCapable())
+                            .as("the application's own producers stay as they were").isFalse();
+                });
     }
 
     @Test

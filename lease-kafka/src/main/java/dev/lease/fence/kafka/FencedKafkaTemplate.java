@@ -34,7 +34,8 @@ import dev.lease.fence.StaleTokenException;
  * <p>What it cannot fence: records sent by other producers of the topic (a plain {@code KafkaTemplate}, another
  * application), and consumers that read uncommitted records ({@code isolation.level=read_uncommitted}, Kafka's
  * default). The connection, serializers and producer settings come from the {@link ProducerFactory}, which must be
- * transactional ({@code spring.kafka.producer.transaction-id-prefix}); its own producers are not used.
+ * transactional ({@code setTransactionIdPrefix}; under Boot the auto-configuration takes care of it, and
+ * {@code spring.kafka.producer.transaction-id-prefix} is not needed); its own producers are not used.
  *
  * @param <K> the record key type
  * @param <V> the record value type
@@ -70,7 +71,8 @@ public class FencedKafkaTemplate<K, V> implements AutoCloseable {
         if (!producerFactory.transactionCapable()) {
             throw new IllegalArgumentException("FencedKafkaTemplate needs a transactional producer factory, and "
                     + producerFactory.getClass().getSimpleName() + " is not: set "
-                    + "spring.kafka.producer.transaction-id-prefix (or setTransactionIdPrefix on the factory), and "
+                    + "setTransactionIdPrefix on the factory (under Spring Boot, use the auto-configured "
+                    + "FencedKafkaTemplate bean, which needs no spring.kafka.producer.transaction-id-prefix), and "
                     + "grant the application's principal the transactional ids starting with '" + transactionalIdPrefix
                     + "' (a prefixed ACL)");
         }

@@ -60,7 +60,7 @@ class FencedKafkaMisuseTest {
     void aProducerFactoryWithoutTransactionsIsRefused() {
         assertThatThrownBy(() -> new FencedKafkaTemplate<>(factory(null)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("needs a transactional producer")
-                .hasMessageContaining("spring.kafka.producer.transaction-id-prefix");
+                .hasMessageContaining("setTransactionIdPrefix").hasMessageContaining("auto-configured FencedKafkaTemplate");
     }
 
     @Test

@@ -1,7 +1,5 @@
 package dev.lease.samples.leader;
 
-import javax.sql.DataSource;
-
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -9,8 +7,6 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.task.ThreadPoolTaskSchedulerCustomizer;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Primary;
-import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.scheduling.annotation.EnableScheduling;
 
 import dev.lease.LeaseLostException;
@@ -27,19 +23,6 @@ import dev.lease.samples.leader.ReminderEvent.Kind;
 public class LeaderApplication {
 
     private static final Log log = LogFactory.getLog(LeaderApplication.class);
-
-    /**
-     * The database's transaction manager, for {@code @Transactional} ({@link Reminders}). Declared here because
-     * {@code spring.kafka.producer.transaction-id-prefix}, which the {@code FencedKafkaTemplate} needs, makes Boot
-     * auto-configure a {@code KafkaTransactionManager}, and Boot's own DataSource transaction manager backs off when
-     * any transaction manager exists: {@code @Transactional} would then run the database writes in a Kafka transaction
-     * instead of a database one. Primary, so {@code @Transactional} picks it; the Kafka one stays for whoever names it.
-     */
-    @Bean
-    @Primary
-    JdbcTransactionManager transactionManager(DataSource dataSource) {
-        return new JdbcTransactionManager(dataSource);
-    }
 
     /**
      * A run whose term ends while it runs is interrupted and ends with {@link LeaseLostException}. That is expected

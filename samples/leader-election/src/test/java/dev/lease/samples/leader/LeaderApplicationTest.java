@@ -19,12 +19,12 @@ import dev.lease.fence.kafka.FencedKafkaTemplate;
 class LeaderApplicationTest {
 
     @Test
-    void transactionalRunsDatabaseTransactionsAlthoughKafkaProducersAreTransactional() {
+    void transactionalRunsDatabaseTransactionsBesideTheFencedKafkaTemplate() {
         try (ConfigurableApplicationContext context = new SpringApplicationBuilder(LeaderApplication.class)
                 .web(WebApplicationType.NONE).bannerMode(Banner.Mode.OFF).logStartupInfo(false)
                 .run("--reminders.instance=T", "--reminders.every=1h")) {
-            // Boot adds a KafkaTransactionManager for spring.kafka.producer.transaction-id-prefix; the database's
-            // must still be the one @Transactional (Reminders.write) uses.
+            // The fence needs no spring.kafka.producer.transaction-id-prefix, for which Boot would add a
+            // KafkaTransactionManager and drop the database's: @Transactional (Reminders.write) must use the database's.
             assertThat(context.getBean(TransactionManager.class)).isInstanceOf(DataSourceTransactionManager.class);
             assertThat(context.getBeanProvider(FencedKafkaTemplate.class).getIfAvailable()).isNotNull();
         }
