@@ -167,7 +167,7 @@ public final class PostgresServer implements AutoCloseable {
             throw new IllegalStateException("PostgreSQL is running on port " + port);
         }
         EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder().setDataDirectory(dataDirectory)
-                .setCleanDataDirectory(false).setPort(port).setPGStartupWait(TestTiming.seconds(10));
+                .setCleanDataDirectory(false).setPort(port).setPGStartupWait(TestTiming.seconds(60));
         serverConfig.forEach(builder::setServerConfig);
         postgres = builder.start();
     }

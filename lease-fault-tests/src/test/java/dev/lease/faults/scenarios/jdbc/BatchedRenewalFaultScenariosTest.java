@@ -57,8 +57,10 @@ class BatchedRenewalFaultScenariosTest {
 
     private static final Log log = LogFactory.getLog(BatchedRenewalFaultScenariosTest.class);
 
-    private static final Duration TTL = seconds(2);
-    private static final Duration RENEW_EVERY = millis(500);
+    // Long enough for twenty leases on two engines to renew on a machine at load 20 (a soak beside other builds lost
+    // a survivor's lease at 2 s before the freeze); the freeze still ends the victim's within a few seconds.
+    private static final Duration TTL = seconds(4);
+    private static final Duration RENEW_EVERY = millis(1000);
     private static final Duration BOUND = seconds(10);
     private static final int LEASES = 10;
 
