@@ -3,6 +3,8 @@ package dev.lease.faults.harness;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -28,6 +30,16 @@ public final class KubernetesApi implements AutoCloseable {
 
     /** The namespace of the scenarios' Lease objects. */
     public static final String NAMESPACE = "faults";
+
+    /**
+     * fabric8's mock logs every request at INFO: megabytes a run, tens of them in a soak. Held here, as
+     * {@link java.util.logging.LogManager} keeps loggers only weakly.
+     */
+    private static final Logger MOCK_LOG = Logger.getLogger("io.fabric8.mockwebserver");
+
+    static {
+        MOCK_LOG.setLevel(Level.WARNING);
+    }
 
     private final Dispatcher store = new VersionedCrud();
     private final int port;
