@@ -3,6 +3,7 @@ package dev.lease.faults.harness;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.Objects;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -10,6 +11,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -18,6 +20,11 @@ import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.Dispatcher;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import org.awaitility.Awaitility;
+
+import dev.lease.kubernetes.KubernetesLeaseBackend;
+import dev.lease.kubernetes.KubernetesTesting;
+import dev.lease.testing.TestTiming;
 
 /**
  * fabric8's mock API server in CRUD mode, the one lease store of the suite that is not the real thing (no API server
@@ -100,6 +107,19 @@ public final class KubernetesApi implements AutoCloseable {
                 .withRequestTimeout((int) timeout.toMillis()).withConnectionTimeout((int) timeout.toMillis())
                 .withRequestRetryBackoffLimit(0).build();
         return new KubernetesClientBuilder().withConfig(config).build();
+    }
+
+    /**
+     * A backend on {@code client} that polls instead of watching (the mock stalls for seconds whenever a watch
+     * closes), holding as {@code identity}. Its constructor reads {@code /version}: the client's first request, which
+     * loads most of fabric8 and Vert.x and, on a loaded machine, outlasts the short request timeout of a nemesis
+     * client; it is asked again until it answers.
+     */
+    public static KubernetesLeaseBackend backend(KubernetesClient client, String identity) {
+        return Awaitility.await("the first answer of the mock API server to " + identity)
+                .atMost(TestTiming.seconds(60)).pollInterval(Duration.ofMillis(100))
+                .ignoreExceptionsInstanceOf(KubernetesClientException.class)
+                .until(() -> KubernetesTesting.pollingBackend(client, NAMESPACE, identity), Objects::nonNull);
     }
 
     /** The URL of {@code port} on this machine, as a client's master URL. */

@@ -27,7 +27,6 @@ import dev.lease.faults.harness.ChildHolder;
 import dev.lease.faults.harness.KubernetesApi;
 import dev.lease.faults.mutants.Mutant;
 import dev.lease.jdbc.JdbcLeaseBackend;
-import dev.lease.kubernetes.KubernetesTesting;
 import dev.lease.spi.LeaseBackend;
 import dev.lease.zookeeper.ZooKeeperLeaseBackend;
 
@@ -78,9 +77,8 @@ public final class HolderMain {
             backend = new EtcdLeaseBackend(etcd, conf.get("prefix"), Duration.ofMillis(Long.parseLong(conf.get("ttl-ms"))));
         }
         else if (conf.get("backend").equals("kubernetes")) {
-            backend = KubernetesTesting.pollingBackend(KubernetesApi.client(conf.get("master-url"),
-                    Duration.ofMillis(Long.parseLong(conf.get("request-timeout-ms")))), KubernetesApi.NAMESPACE,
-                    "child-" + conf.get("worker"));
+            backend = KubernetesApi.backend(KubernetesApi.client(conf.get("master-url"),
+                    Duration.ofMillis(Long.parseLong(conf.get("request-timeout-ms")))), "child-" + conf.get("worker"));
         }
         else {
             // jdbc-tokens=SHARED and jdbc-delete-idle-after-ms: the shared token counter, with idle rows deleted.

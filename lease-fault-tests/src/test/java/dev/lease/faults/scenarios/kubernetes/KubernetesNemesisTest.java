@@ -19,12 +19,10 @@ import dev.lease.faults.harness.CrashablePostgres;
 import dev.lease.faults.harness.KubernetesApi;
 import dev.lease.faults.harness.Nemesis;
 import dev.lease.faults.harness.NemesisScenario;
-import dev.lease.faults.harness.ReusedConnections;
 import dev.lease.faults.harness.Soak;
 import dev.lease.faults.harness.ZooKeeperHolder;
 import dev.lease.faults.mutants.FaultScenarios;
 import dev.lease.faults.workload.Ledger;
-import dev.lease.kubernetes.KubernetesTesting;
 import dev.lease.testing.TcpProxy;
 import dev.lease.testing.TestTiming;
 
@@ -69,17 +67,12 @@ class KubernetesNemesisTest extends FaultScenarios {
                 TcpProxy resourceLink = open.add(new TcpProxy(resource.port()));
                 KubernetesClient client = open.add(KubernetesApi.client(KubernetesApi.url(leaseLink.port()),
                         REQUEST_TIMEOUT));
-                LeaseEngine engine = open.add(ZooKeeperHolder.engine(KubernetesTesting.pollingBackend(client,
-                        KubernetesApi.NAMESPACE, "instance-" + i), LeaseKind.CORRECTNESS));
+                LeaseEngine engine = open.add(ZooKeeperHolder.engine(KubernetesApi.backend(client, "instance-" + i),
+                        LeaseKind.CORRECTNESS));
                 DataSource ledgerLink = CrashablePostgres.dataSource(resourceLink.port(),
                         NemesisScenario.resourceLinkOptions("kubernetes-holder-" + i));
-                scenario.workers(i, engine, HOLDS,
-                        lease -> Ledger.attach(new ReusedConnections(ledgerLink), NemesisScenario.CHECK, lease));
-                scenario.leader(i, engine, HOLDS,
-                        lease -> Ledger.attach(new ReusedConnections(ledgerLink), NemesisScenario.CHECK, lease));
-                NemesisScenario.leaseLinkFaults(nemesis, "instance " + i, leaseLink, TTL, 0.25);
-                NemesisScenario.resourceLinkFaults(nemesis, "instance " + i, resourceLink, TTL, 0.25);
-                NemesisScenario.troubledHost(nemesis, "instance " + i, leaseLink, resourceLink, TTL, 1);
+                scenario.instance(i, engine, HOLDS, ledgerLink);
+                NemesisScenario.hostFaults(nemesis, "instance " + i, leaseLink, resourceLink, TTL, 1);
             }
             TcpProxy childLeaseLink = open.add(new TcpProxy(api.port()));
             TcpProxy childResourceLink = open.add(new TcpProxy(resource.port()));
@@ -89,12 +82,7 @@ class KubernetesNemesisTest extends FaultScenarios {
             args.put("request-timeout-ms", Long.toString(REQUEST_TIMEOUT.toMillis()));
             args.put("ledger-url", CrashablePostgres.jdbcUrl(childResourceLink.port(),
                     NemesisScenario.resourceLinkQuery()));
-            for (int c = 0; c < CHILDREN; c++) {
-                NemesisScenario.pauses(nemesis, scenario.child(10 + c, c, HOLDS, args, childLeaseLink), TTL);
-            }
-            NemesisScenario.leaseLinkFaults(nemesis, "the child holders", childLeaseLink, TTL, 0.25);
-            NemesisScenario.resourceLinkFaults(nemesis, "the child holders", childResourceLink, TTL, 0.25);
-            NemesisScenario.troubledHost(nemesis, "the child holders", childLeaseLink, childResourceLink, TTL, 0.5);
+            scenario.children(CHILDREN, HOLDS, args, childLeaseLink, childResourceLink);
             NemesisScenario.crashes(nemesis, "the resource PostgreSQL", resource, TestTiming.seconds(2));
             nemesis.add("stopped the API server, then started it on its port with the objects it stored", 1,
                     Duration.ZERO, TTL.multipliedBy(2), random -> {
