@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
+import javax.sql.DataSource;
+
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -305,6 +307,41 @@ public final class NemesisScenario implements AutoCloseable {
             forcedLink = leaseLink;
         }
         return child;
+    }
+
+    /**
+     * Starts in-process instance {@code id} on {@code engine}: a worker on every lease name ({@link #workers}) and,
+     * when the scenario has an election, a leader ({@link #leader}), all writing to the resource through
+     * {@code ledgerLink} (a DataSource on the instance's resource link).
+     */
+    public void instance(int id, LeaseEngine engine, Holds holds, DataSource ledgerLink) {
+        workers(id, engine, holds, lease -> Ledger.attach(new ReusedConnections(ledgerLink), CHECK, lease));
+        if (election != null) {
+            leader(id, engine, holds, lease -> Ledger.attach(new ReusedConnections(ledgerLink), CHECK, lease));
+        }
+    }
+
+    /**
+     * Starts {@code count} child holders (ids 10 on, one on each of the first lease names) with {@code args}, all
+     * behind one pair of links, and registers their pauses and the faults of their host ({@link #hostFaults}).
+     */
+    public void children(int count, Holds holds, Map<String, String> args, TcpProxy leaseLink, TcpProxy resourceLink)
+            throws Exception {
+        for (int c = 0; c < count; c++) {
+            pauses(nemesis, child(10 + c, c, holds, args, leaseLink), holds.ttl());
+        }
+        hostFaults(nemesis, "the child holders", leaseLink, resourceLink, holds.ttl(), 0.5);
+    }
+
+    /**
+     * The faults of one host's links: {@link #leaseLinkFaults} and {@link #resourceLinkFaults} at a quarter each,
+     * {@link #troubledHost} at {@code troubledWeight}.
+     */
+    public static void hostFaults(Nemesis nemesis, String holder, TcpProxy leaseLink, TcpProxy resourceLink,
+            Duration ttl, double troubledWeight) {
+        leaseLinkFaults(nemesis, holder, leaseLink, ttl, 0.25);
+        resourceLinkFaults(nemesis, holder, resourceLink, ttl, 0.25);
+        troubledHost(nemesis, holder, leaseLink, resourceLink, ttl, troubledWeight);
     }
 
     /** How holders of a scenario hold: ttl, how long they wait for a busy lease, the longest short hold. */

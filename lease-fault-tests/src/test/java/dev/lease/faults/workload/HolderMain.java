@@ -24,6 +24,7 @@ import dev.lease.core.LeaseEngine;
 import dev.lease.etcd.EtcdLeaseBackend;
 import dev.lease.etcd.EtcdTesting;
 import dev.lease.faults.harness.ChildHolder;
+import dev.lease.faults.harness.KubernetesApi;
 import dev.lease.faults.mutants.Mutant;
 import dev.lease.jdbc.JdbcLeaseBackend;
 import dev.lease.spi.LeaseBackend;
@@ -31,7 +32,7 @@ import dev.lease.zookeeper.ZooKeeperLeaseBackend;
 
 /**
  * A lease holder in a JVM of its own, so that it can be paused for real ({@code kill -STOP}) or run under a fake
- * wall clock: a real {@link LeaseEngine} over a ZooKeeper, etcd or JDBC backend running one {@link LeaseWorker}, or with
+ * wall clock: a real {@link LeaseEngine} over a ZooKeeper, etcd, JDBC or Kubernetes backend running one {@link LeaseWorker}, or with
  * {@code mode=leader} one {@link LeaderWorker} campaigning for the election named {@code lease}. Events go to stdout
  * as lines starting with {@value #PREFIX} (anything else on stdout is logging); stdin takes {@code stop},
  * {@code clock}, {@code go} and {@code arm}. Started by {@link ChildHolder}; arguments are {@code key=value}; with
@@ -74,6 +75,10 @@ public final class HolderMain {
         else if (conf.get("backend").equals("etcd")) {
             etcd = EtcdTesting.client(conf.get("endpoints"));
             backend = new EtcdLeaseBackend(etcd, conf.get("prefix"), Duration.ofMillis(Long.parseLong(conf.get("ttl-ms"))));
+        }
+        else if (conf.get("backend").equals("kubernetes")) {
+            backend = KubernetesApi.backend(KubernetesApi.client(conf.get("master-url"),
+                    Duration.ofMillis(Long.parseLong(conf.get("request-timeout-ms")))), "child-" + conf.get("worker"));
         }
         else {
             // jdbc-tokens=SHARED and jdbc-delete-idle-after-ms: the shared token counter, with idle rows deleted.

@@ -74,13 +74,8 @@ class EtcdNemesisTest extends FaultScenarios {
                 var engine = open.add(ZooKeeperHolder.engine(backend, LeaseKind.CORRECTNESS));
                 DataSource ledgerLink = CrashablePostgres.dataSource(resourceLink.port(),
                         NemesisScenario.resourceLinkOptions("etcd-holder-" + i));
-                scenario.workers(i, engine, HOLDS,
-                        lease -> Ledger.attach(new ReusedConnections(ledgerLink), NemesisScenario.CHECK, lease));
-                scenario.leader(i, engine, HOLDS,
-                        lease -> Ledger.attach(new ReusedConnections(ledgerLink), NemesisScenario.CHECK, lease));
-                NemesisScenario.leaseLinkFaults(nemesis, "instance " + i, leaseLink, TTL, 0.25);
-                NemesisScenario.resourceLinkFaults(nemesis, "instance " + i, resourceLink, TTL, 0.25);
-                NemesisScenario.troubledHost(nemesis, "instance " + i, leaseLink, resourceLink, TTL, 1);
+                scenario.instance(i, engine, HOLDS, ledgerLink);
+                NemesisScenario.hostFaults(nemesis, "instance " + i, leaseLink, resourceLink, TTL, 1);
             }
             // One more instance whose client knows every member, directly: a member paused or killed is one of its
             // three, and its calls must go on through the other two.
@@ -100,12 +95,7 @@ class EtcdNemesisTest extends FaultScenarios {
             args.put("prefix", PREFIX);
             args.put("ledger-url", CrashablePostgres.jdbcUrl(childResourceLink.port(),
                     NemesisScenario.resourceLinkQuery()));
-            for (int c = 0; c < CHILDREN; c++) {
-                NemesisScenario.pauses(nemesis, scenario.child(10 + c, c, HOLDS, args, childLeaseLink), TTL);
-            }
-            NemesisScenario.leaseLinkFaults(nemesis, "the child holders", childLeaseLink, TTL, 0.25);
-            NemesisScenario.resourceLinkFaults(nemesis, "the child holders", childResourceLink, TTL, 0.25);
-            NemesisScenario.troubledHost(nemesis, "the child holders", childLeaseLink, childResourceLink, TTL, 0.5);
+            scenario.children(CHILDREN, HOLDS, args, childLeaseLink, childResourceLink);
             NemesisScenario.crashes(nemesis, "the resource PostgreSQL", resource, TestTiming.seconds(2));
             // One entry for all, so that at most one member is struck at a time and the cluster keeps its quorum. The
             // kinds take turns, so that a short run (a handful of member faults) sees each of them: the weight is what

@@ -16,6 +16,8 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import javax.sql.DataSource;
+
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -155,24 +157,34 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
      */
     @Test
     void sharedTokensWithIdleRowsDeleted() throws Exception {
+        sharedTokensWithIdleRowsDeleted("jdbc-shared-tokens-idle-rows-deleted", "jdbc (PostgreSQL), shared tokens",
+                holderDataSource(), postgres.dataSource(), postgres.jdbcUrl(), "CURRENT_TIMESTAMP");
+    }
+
+    /**
+     * The scenario of {@link #sharedTokensWithIdleRowsDeleted()} on the lease store {@code store} (its JDBC URL
+     * {@code storeUrl} for the child), its idle rows deleted through {@code cleanupStore}, where {@code now} is the
+     * database's clock as the backend compares {@code expires_at} with it; the ledger is the PostgreSQL of the class.
+     */
+    static void sharedTokensWithIdleRowsDeleted(String scenario, String backend, DataSource store,
+            DataSource cleanupStore, String storeUrl, String now) throws Exception {
         String lease = "jdbc-shared-idle";
         String table = "lease_shared";
-        JdbcLeaseBackend shared = new JdbcLeaseBackend(holderDataSource(), table, JdbcLeaseBackend.Tokens.SHARED,
+        JdbcLeaseBackend shared = new JdbcLeaseBackend(store, table, JdbcLeaseBackend.Tokens.SHARED,
                 Duration.ofMillis(1));
         shared.createSchema();
-        JdbcTemplate cleanup = new JdbcTemplate(postgres.dataSource());
+        JdbcTemplate cleanup = new JdbcTemplate(cleanupStore);
         AtomicInteger deletions = new AtomicInteger();
         AtomicBoolean cleaning = new AtomicBoolean(true);
-        try (FaultRun run = new FaultRun("jdbc-shared-tokens-idle-rows-deleted", "jdbc (PostgreSQL), shared tokens",
-                LeaseKind.CORRECTNESS, ledger(lease)); shared; LeaseEngine local = ZooKeeperHolder.engine(shared,
-                        LeaseKind.CORRECTNESS);
-                JdbcLeaseBackend secondShared = new JdbcLeaseBackend(holderDataSource(), table,
-                        JdbcLeaseBackend.Tokens.SHARED, Duration.ofMillis(1));
+        try (FaultRun run = new FaultRun(scenario, backend, LeaseKind.CORRECTNESS, ledger(lease)); shared;
+                LeaseEngine local = ZooKeeperHolder.engine(shared, LeaseKind.CORRECTNESS);
+                JdbcLeaseBackend secondShared = new JdbcLeaseBackend(store, table, JdbcLeaseBackend.Tokens.SHARED,
+                        Duration.ofMillis(1));
                 LeaseEngine second = ZooKeeperHolder.engine(secondShared, LeaseKind.CORRECTNESS)) {
             Thread cleaner = new Thread(() -> {
                 while (cleaning.get()) {
                     try {
-                        if (cleanup.update("DELETE FROM " + table + " WHERE name = ? AND expires_at <= CURRENT_TIMESTAMP",
+                        if (cleanup.update("DELETE FROM " + table + " WHERE name = ? AND expires_at <= " + now,
                                 lease) > 0) {
                             deletions.incrementAndGet();
                             run.fault("deleted the idle row of " + lease, System.nanoTime());
@@ -191,12 +203,12 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
             cleaner.setDaemon(true);
             cleaner.start();
             Map<String, String> args = childArgs(lease, TTL, 11);
+            args.put("jdbc-url", storeUrl);
             args.put("jdbc-table", table);
             args.put("jdbc-tokens", "SHARED");
             args.put("jdbc-delete-idle-after-ms", "1");
             PausedChild paused = PausedChild.start(run, local, args, config(lease, TTL, 11));
-            StaleWrites.Tally tally = paused.staleWrites(run, Soak.rounds(1), "jdbc-shared-tokens-idle-rows-deleted",
-                    false);
+            StaleWrites.Tally tally = paused.staleWrites(run, Soak.rounds(1), scenario, false);
             // A second instance (a backend of its own, sweeper included) competes from now on: more grants, more
             // rows deleted and re-created between them.
             LeaseWorker third = run.worker(3, second, config(lease, TTL, 12));

@@ -110,13 +110,8 @@ class JdbcNemesisTest extends FaultScenarios {
             DataSource ledgerLink = CrashablePostgres.dataSource(resourceLink.port(),
                     NemesisScenario.resourceLinkOptions("jdbc-holder-" + i));
             LeaseEngine engine = open.add(ZooKeeperHolder.engine(backend, LeaseKind.CORRECTNESS));
-            scenario.workers(i, engine, HOLDS,
-                    lease -> Ledger.attach(new ReusedConnections(ledgerLink), NemesisScenario.CHECK, lease));
-            scenario.leader(i, engine, HOLDS,
-                    lease -> Ledger.attach(new ReusedConnections(ledgerLink), NemesisScenario.CHECK, lease));
-            NemesisScenario.leaseLinkFaults(nemesis, "instance " + i, leaseLink, TTL, 0.25);
-            NemesisScenario.resourceLinkFaults(nemesis, "instance " + i, resourceLink, TTL, 0.25);
-            NemesisScenario.troubledHost(nemesis, "instance " + i, leaseLink, resourceLink, TTL, 1);
+            scenario.instance(i, engine, HOLDS, ledgerLink);
+            NemesisScenario.hostFaults(nemesis, "instance " + i, leaseLink, resourceLink, TTL, 1);
         }
         TcpProxy childLeaseLink = open.add(new TcpProxy(storePort));
         TcpProxy childResourceLink = open.add(new TcpProxy(resource.port()));
@@ -125,12 +120,7 @@ class JdbcNemesisTest extends FaultScenarios {
         args.put("jdbc-url", childUrl.apply(childLeaseLink.port()));
         args.put("ledger-url", CrashablePostgres.jdbcUrl(childResourceLink.port(),
                 NemesisScenario.resourceLinkQuery()));
-        for (int c = 0; c < CHILDREN; c++) {
-            NemesisScenario.pauses(nemesis, scenario.child(10 + c, c, HOLDS, args, childLeaseLink), TTL);
-        }
-        NemesisScenario.leaseLinkFaults(nemesis, "the child holders", childLeaseLink, TTL, 0.25);
-        NemesisScenario.resourceLinkFaults(nemesis, "the child holders", childResourceLink, TTL, 0.25);
-        NemesisScenario.troubledHost(nemesis, "the child holders", childLeaseLink, childResourceLink, TTL, 0.5);
+        scenario.children(CHILDREN, HOLDS, args, childLeaseLink, childResourceLink);
         NemesisScenario.crashes(nemesis, "the resource PostgreSQL", resource, TestTiming.seconds(2));
     }
 

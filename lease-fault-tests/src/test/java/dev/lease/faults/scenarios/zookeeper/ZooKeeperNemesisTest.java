@@ -16,7 +16,6 @@ import dev.lease.faults.checker.HistoryChecker;
 import dev.lease.faults.harness.CrashablePostgres;
 import dev.lease.faults.harness.Nemesis;
 import dev.lease.faults.harness.NemesisScenario;
-import dev.lease.faults.harness.ReusedConnections;
 import dev.lease.faults.harness.ZooKeeperHolder;
 import dev.lease.faults.harness.ZooKeeperServerProcess;
 import dev.lease.faults.mutants.FaultScenarios;
@@ -60,13 +59,8 @@ class ZooKeeperNemesisTest extends FaultScenarios {
                 ZooKeeperHolder holder = open.add(ZooKeeperHolder.connect(leaseLink.address(), SESSION));
                 DataSource ledgerLink = CrashablePostgres.dataSource(resourceLink.port(),
                         NemesisScenario.resourceLinkOptions("zk-holder-" + i));
-                scenario.workers(i, holder.engine(), HOLDS,
-                        lease -> Ledger.attach(new ReusedConnections(ledgerLink), NemesisScenario.CHECK, lease));
-                scenario.leader(i, holder.engine(), HOLDS,
-                        lease -> Ledger.attach(new ReusedConnections(ledgerLink), NemesisScenario.CHECK, lease));
-                NemesisScenario.leaseLinkFaults(nemesis, "instance " + i, leaseLink, SESSION, 0.25);
-                NemesisScenario.resourceLinkFaults(nemesis, "instance " + i, resourceLink, SESSION, 0.25);
-                NemesisScenario.troubledHost(nemesis, "instance " + i, leaseLink, resourceLink, SESSION, 1);
+                scenario.instance(i, holder.engine(), HOLDS, ledgerLink);
+                NemesisScenario.hostFaults(nemesis, "instance " + i, leaseLink, resourceLink, SESSION, 1);
             }
             TcpProxy childLeaseLink = open.add(new TcpProxy(zookeeper.port()));
             TcpProxy childResourceLink = open.add(new TcpProxy(resource.port()));
@@ -77,12 +71,7 @@ class ZooKeeperNemesisTest extends FaultScenarios {
             args.put("root", ZooKeeperHolder.ROOT);
             args.put("ledger-url", CrashablePostgres.jdbcUrl(childResourceLink.port(),
                         NemesisScenario.resourceLinkQuery()));
-            for (int c = 0; c < CHILDREN; c++) {
-                NemesisScenario.pauses(nemesis, scenario.child(10 + c, c, HOLDS, args, childLeaseLink), SESSION);
-            }
-            NemesisScenario.leaseLinkFaults(nemesis, "the child holders", childLeaseLink, SESSION, 0.25);
-            NemesisScenario.resourceLinkFaults(nemesis, "the child holders", childResourceLink, SESSION, 0.25);
-            NemesisScenario.troubledHost(nemesis, "the child holders", childLeaseLink, childResourceLink, SESSION, 0.5);
+            scenario.children(CHILDREN, HOLDS, args, childLeaseLink, childResourceLink);
             NemesisScenario.crashes(nemesis, "the resource PostgreSQL", resource, TestTiming.seconds(2));
             nemesis.add("kill -9 of the ZooKeeper server, then a restart from its log", 1, Duration.ZERO,
                     SESSION.multipliedBy(2), random -> {
