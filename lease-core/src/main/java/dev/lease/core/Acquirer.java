@@ -210,6 +210,10 @@ final class Acquirer {
         // Before anything can free the grant (a loss needs the relay attached, closing needs it registered).
         lines.granted(ticket, firstAttempt);
         lease.whenFreed(() -> lines.released(ticket));
+        LeaseBackend<?> backend = request.backend();
+        String name = request.name();
+        lease.localWaiters(() -> lines.queued(backend, name) > 0);
+        lines.whenWaiterQueued(ticket, lease::waiterQueuedLocally);
         leases.admit(lease, relay, request);
         return Optional.of(lease);
     }

@@ -392,6 +392,16 @@ final class HeldLease implements Lease {
         release.whenFreed(hook);
     }
 
+    /** Tells whether this engine's threads queue for the name now (see {@link GrantRelease#release}). */
+    void localWaiters(BooleanSupplier queued) {
+        release.localWaiters(queued);
+    }
+
+    /** A thread of this engine queued behind this grant. */
+    void waiterQueuedLocally() {
+        release.waiterQueued();
+    }
+
     @Override
     public String toString() {
         return "Lease[" + name + ", " + kind + ", " + backend.id()

@@ -77,6 +77,9 @@ final class LocalLines {
             }
             line.waiting.addLast(ticket);
             queued = true;
+            if (line.holder != null && line.holder.onWaiter != null) {
+                line.holder.onWaiter.run();
+            }
             while (line.contender != ticket) {
                 if (closed) {
                     throw shuttingDown.get();
@@ -139,6 +142,16 @@ final class LocalLines {
         }
         finally {
             line.lock.unlock();
+        }
+    }
+
+    /**
+     * Runs {@code hook} (under the line's lock, so briefly) each time a thread queues behind the grant of
+     * {@code ticket}, a holder; no-op for {@link #DIRECT}.
+     */
+    void whenWaiterQueued(Ticket ticket, Runnable hook) {
+        if (ticket.line != null) {
+            ticket.onWaiter = hook;
         }
     }
 
@@ -267,6 +280,8 @@ final class LocalLines {
         private boolean handedOver;
         /** Granted: it leaves when its grant is freed, not when its contention ends. */
         private boolean holding;
+        /** Run, under the line's lock, each time a thread queues behind this ticket's grant. */
+        private volatile Runnable onWaiter;
         private boolean ended;
 
         private Ticket(Key key, Line line) {

@@ -139,6 +139,35 @@ class LocalHandoverTest {
     }
 
     @Test
+    void aWaiterThatQueuesBehindAReleaseAlreadyHangingIsFreedOnceTheGrantMayHaveExpired() throws Exception {
+        CountDownLatch gate = new CountDownLatch(1);
+        LeaseSpec shortLived = waitingFor(seconds(1)).withTtl(millis(900)).withRenewEvery(millis(300));
+        Lease first = engine.acquire(shortLived);
+        store.releaseGate = gate;
+        try {
+            // Nobody waits here when the release begins, so it arms no fallback of its own: the waiter that queues
+            // while it hangs must arm it (before, every release scheduled one on the timer, on the handover's path).
+            AtomicReference<Thread> closer = new AtomicReference<>();
+            Future<?> closing = pool.submit(() -> {
+                closer.set(Thread.currentThread());
+                first.close();
+            });
+            await().atMost(seconds(10)).pollInterval(millis(5))
+                    .until(() -> closer.get() != null && closer.get().getState() == Thread.State.WAITING);
+            Future<Lease> waiter = pool.submit(() -> engine.acquire(waitingFor(seconds(60))));
+            Lease next = waiter.get(seconds(20).toMillis(), TimeUnit.MILLISECONDS);
+            store.releaseGate = null;
+            assertThat(next.token().value()).isGreaterThan(first.token().value());
+            assertThat(closing).isNotDone();
+            next.close();
+        }
+        finally {
+            store.releaseGate = null;
+            gate.countDown();
+        }
+    }
+
+    @Test
     void aQueuedWaiterGivesUpAtItsOwnDeadlineWithoutBlockingTheOnesBehindIt() throws Exception {
         Lease elsewhere = engine.acquire(waitingFor(Duration.ZERO));
         AtomicReference<Thread> headThread = new AtomicReference<>();
