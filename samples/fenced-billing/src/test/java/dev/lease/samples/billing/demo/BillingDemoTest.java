@@ -31,10 +31,13 @@ class BillingDemoTest {
         assumeTrue(FrozenHolderProcess.supported(), "kill -STOP needs Linux or macOS");
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
-        // Longer sessions on a slow machine: a healthy instance must not lose its lease to a CPU stall.
-        String session = (4 * FACTOR) + "s";
+        // Longer sessions on a slow machine: a healthy instance must not lose its lease to a CPU stall, and must
+        // connect within the session (the connection timeout may not exceed it): 4 s was too short for a start in a
+        // CI run at load 15.
+        String session = (6 * FACTOR) + "s";
         BillingDemo.Result result = new BillingDemo(out, Path.of("target"), Duration.ofSeconds(90 * FACTOR))
-                .run("--lease.zookeeper.session-timeout=" + session, "--lease.default-ttl=" + session);
+                .run("--lease.zookeeper.session-timeout=" + session, "--lease.zookeeper.connection-timeout=" + session,
+                        "--lease.default-ttl=" + session);
         System.out.println(printed.toString(StandardCharsets.UTF_8));
 
         assertThat(result.problems()).isEmpty();
