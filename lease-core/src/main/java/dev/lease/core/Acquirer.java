@@ -209,11 +209,12 @@ final class Acquirer {
         HeldLease lease = leases.lease(request, grant.get(), requestedAt.get());
         // Before anything can free the grant (a loss needs the relay attached, closing needs it registered).
         lines.granted(ticket, firstAttempt);
-        lease.whenFreed(() -> lines.released(ticket));
+        GrantRelease release = lease.grantRelease();
+        release.whenFreed(() -> lines.released(ticket));
         LeaseBackend<?> backend = request.backend();
         String name = request.name();
-        lease.localWaiters(() -> lines.queued(backend, name) > 0);
-        lines.whenWaiterQueued(ticket, lease::waiterQueuedLocally);
+        release.localWaiters(() -> lines.queued(backend, name) > 0);
+        lines.whenWaiterQueued(ticket, release::waiterQueued);
         leases.admit(lease, relay, request);
         return Optional.of(lease);
     }

@@ -384,22 +384,9 @@ final class HeldLease implements Lease {
         hook.run();
     }
 
-    /**
-     * Runs {@code hook} once, when the grant stops blocking this engine's other waiters for the name: right after its
-     * release at the store (done or failed), or when it is declared lost, whichever comes first; at once if it did.
-     */
-    void whenFreed(Runnable hook) {
-        release.whenFreed(hook);
-    }
-
-    /** Tells whether this engine's threads queue for the name now (see {@link GrantRelease#release}). */
-    void localWaiters(BooleanSupplier queued) {
-        release.localWaiters(queued);
-    }
-
-    /** A thread of this engine queued behind this grant. */
-    void waiterQueuedLocally() {
-        release.waiterQueued();
+    /** The end of the grant at the store, and when the name is freed for this engine's other waiters. */
+    GrantRelease grantRelease() {
+        return release;
     }
 
     @Override
