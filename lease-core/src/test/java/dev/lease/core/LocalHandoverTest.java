@@ -126,16 +126,22 @@ class LocalHandoverTest {
             Future<?> closing = pool.submit(first::close);
             // The release never returns; the store lets the grant expire after its ttl, and then the queued waiter
             // must be let go to ask the store (before the fix it stayed parked until the release came back).
-            Lease next = waiter.get(seconds(20).toMillis(), TimeUnit.MILLISECONDS);
-            store.releaseGate = null;
-            assertThat(next.token().value()).isGreaterThan(first.token().value());
-            assertThat(closing).isNotDone();
-            next.close();
+            assertFreedBehindTheHangingRelease(first, closing, waiter);
         }
         finally {
             store.releaseGate = null;
             gate.countDown();
         }
+    }
+
+    /** The waiter got the name (with a higher token) while the release of {@code first} still hangs. */
+    private void assertFreedBehindTheHangingRelease(Lease first, Future<?> closing, Future<Lease> waiter)
+            throws Exception {
+        Lease next = waiter.get(seconds(20).toMillis(), TimeUnit.MILLISECONDS);
+        store.releaseGate = null;
+        assertThat(next.token().value()).isGreaterThan(first.token().value());
+        assertThat(closing).isNotDone();
+        next.close();
     }
 
     @Test
@@ -155,11 +161,7 @@ class LocalHandoverTest {
             await().atMost(seconds(10)).pollInterval(millis(5))
                     .until(() -> closer.get() != null && closer.get().getState() == Thread.State.WAITING);
             Future<Lease> waiter = pool.submit(() -> engine.acquire(waitingFor(seconds(60))));
-            Lease next = waiter.get(seconds(20).toMillis(), TimeUnit.MILLISECONDS);
-            store.releaseGate = null;
-            assertThat(next.token().value()).isGreaterThan(first.token().value());
-            assertThat(closing).isNotDone();
-            next.close();
+            assertFreedBehindTheHangingRelease(first, closing, waiter);
         }
         finally {
             store.releaseGate = null;
