@@ -28,7 +28,8 @@ import dev.lease.sql.SqlIdentifiers;
  * and the write are one statement, and the database runs a statement atomically even in auto-commit, so no stale
  * holder can slip in between them. A transaction is still what makes further statements of the same operation (an
  * insert beside the update) commit or roll back with it, and keeps the row locked until then, as for any
- * multi-statement write.
+ * multi-statement write. In a transaction, the row's lock is held until it ends, and the transaction may sit idle no
+ * longer than its fence's idle timeout ({@link JdbcFence#JdbcFence(JdbcOperations, FenceListener, java.time.Duration)}).
  *
  * <p>A {@code NULL} fence counts as never written under a lease. Rows are inserted by the application as usual,
  * with the fence column set to the token of the lease it writes under.
@@ -38,15 +39,17 @@ public final class FencedTable {
     private final JdbcOperations jdbc;
     private final FenceAtGrant atGrant;
     private final FenceListener listener;
+    private final Runnable boundIdleTime;
     private final String table;
     private final String keyColumn;
     private final String fenceColumn;
 
-    FencedTable(JdbcOperations jdbc, FenceAtGrant atGrant, FenceListener listener, String table,
-            String keyColumn, String fenceColumn) {
+    FencedTable(JdbcOperations jdbc, FenceAtGrant atGrant, FenceListener listener, Runnable boundIdleTime,
+            String table, String keyColumn, String fenceColumn) {
         this.jdbc = jdbc;
         this.atGrant = atGrant;
         this.listener = listener;
+        this.boundIdleTime = boundIdleTime;
         this.table = table;
         this.keyColumn = keyColumn;
         this.fenceColumn = fenceColumn;
@@ -89,6 +92,7 @@ public final class FencedTable {
         args[i++] = token.value();
         args[i++] = key;
         args[i] = token.value();
+        boundIdleTime.run();
         if (jdbc.update(sql.toString(), args) > 0) {
             return;
         }

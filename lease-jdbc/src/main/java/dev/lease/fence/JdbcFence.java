@@ -20,6 +20,7 @@ import dev.lease.FencingToken;
 import dev.lease.spi.GrantFence;
 import dev.lease.spi.LeaseNames;
 import dev.lease.sql.FenceSql;
+import dev.lease.sql.IdleBound;
 import dev.lease.sql.LockWaits;
 import dev.lease.sql.SqlDialect;
 import dev.lease.sql.SqlIdentifiers;
@@ -54,6 +55,12 @@ public final class JdbcFence implements Fence, GrantFence {
     /** The fence table. */
     public static final String TABLE = FenceSql.TABLE;
 
+    /**
+     * How long a transaction that wrote through a fence may sit idle, by default: {@value #DEFAULT_IDLE_TIMEOUT_SECONDS}
+     * seconds.
+     */
+    public static final long DEFAULT_IDLE_TIMEOUT_SECONDS = 60;
+
     /** Longest accepted resource name, in characters. */
     public static final int MAX_RESOURCE_LENGTH = 255;
 
@@ -67,6 +74,7 @@ public final class JdbcFence implements Fence, GrantFence {
     private final JdbcOperations jdbc;
     private final FenceListener listener;
     private final FenceAtGrant atGrant;
+    private final Duration idleTimeout;
     private volatile SqlDialect dialect;
 
     /**
@@ -88,9 +96,39 @@ public final class JdbcFence implements Fence, GrantFence {
      * @param listener told of each refusal, such as the auto-configuration's {@code lease.fence.rejected} counter
      */
     public JdbcFence(JdbcOperations jdbc, FenceListener listener) {
+        this(jdbc, listener, Duration.ofSeconds(DEFAULT_IDLE_TIMEOUT_SECONDS));
+    }
+
+    /**
+     * A fence whose writers' transactions may sit idle at most {@code idleTimeout}.
+     *
+     * <p>A transaction that wrote through this fence holds the row's lock until it ends. A holder stopped inside it
+     * (paused, frozen, in a debugger) keeps its connection open, so the database would never end it: every
+     * successor's write and fence at grant of that resource would wait for the lock as long as the holder stays
+     * stopped. So the fence tells the database, in the writer's transaction, to end its session once it waited that
+     * long for the writer's next statement (PostgreSQL's {@code idle_in_transaction_session_timeout}, local to the
+     * transaction; MySQL's and MariaDB's {@code wait_timeout}, set back when the transaction ends; H2 has none). A
+     * writer that sits idle that long inside its transaction loses it: the transaction rolls back and the next
+     * statement or the commit fails. Keep it above the longest pause a live writer makes between two statements of a
+     * fenced transaction, and near the leases' ttl, which is how long a successor waits for the lock at grant.
+     *
+     * @param jdbc operations on the DataSource the fenced resource lives in, bound to the same transactions as the
+     *        writes the fence protects (the application's {@code JdbcTemplate} is the right one)
+     * @param listener told of each refusal, such as the auto-configuration's {@code lease.fence.rejected} counter
+     * @param idleTimeout the longest a fenced transaction may wait for its writer's next statement;
+     *        {@link Duration#ZERO} for no bound (the database's own settings)
+     * @throws IllegalArgumentException when {@code idleTimeout} is negative
+     */
+    public JdbcFence(JdbcOperations jdbc, FenceListener listener, Duration idleTimeout) {
         this.jdbc = Objects.requireNonNull(jdbc, "jdbc");
         this.atGrant = new FenceAtGrant(jdbc, this::dialect);
         this.listener = Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(idleTimeout, "idleTimeout");
+        if (idleTimeout.isNegative()) {
+            throw new IllegalArgumentException("JdbcFence idleTimeout is " + idleTimeout + ": it must be positive, or "
+                    + "zero to leave fenced transactions to the database's own idle settings (lease.fence.idle-timeout)");
+        }
+        this.idleTimeout = idleTimeout;
     }
 
     /**
@@ -110,6 +148,7 @@ public final class JdbcFence implements Fence, GrantFence {
         validateResource(resource);
         Objects.requireNonNull(token, "token");
         requireTransactionOfItsDataSource(resource, token);
+        boundIdleTime();
         long value = token.value();
         if (jdbc.update(ADVANCE, value, resource, value) == 1) {
             return;
@@ -133,6 +172,21 @@ public final class JdbcFence implements Fence, GrantFence {
             return;
         }
         throw rejected(listener, TABLE, new StaleTokenException(resource, token, current.getAsLong()));
+    }
+
+    /**
+     * Bounds how long the caller's transaction may sit idle from now on (see
+     * {@link #JdbcFence(JdbcOperations, FenceListener, Duration)}): before the statement that takes a fence's row lock.
+     */
+    void boundIdleTime() {
+        if (idleTimeout.isZero()) {
+            return;
+        }
+        SqlDialect d = dialect();
+        jdbc.execute((ConnectionCallback<Void>) connection -> {
+            IdleBound.apply(connection, d, idleTimeout);
+            return null;
+        });
     }
 
     /** Tells the listener, whatever it throws: a refused write must reach its caller as a refusal. */
@@ -248,7 +302,7 @@ public final class JdbcFence implements Fence, GrantFence {
      * @throws IllegalArgumentException when a name is not a plain SQL identifier
      */
     public FencedTable table(String table, String keyColumn, String fenceColumn) {
-        return new FencedTable(jdbc, atGrant, listener, SqlIdentifiers.table(table, "fenced table"),
+        return new FencedTable(jdbc, atGrant, listener, this::boundIdleTime, SqlIdentifiers.table(table, "fenced table"),
                 SqlIdentifiers.column(keyColumn, "key column"), SqlIdentifiers.column(fenceColumn, "fence column"));
     }
 

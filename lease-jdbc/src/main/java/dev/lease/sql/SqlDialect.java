@@ -14,7 +14,8 @@ import java.util.stream.Collectors;
  * What differs between the databases lease-jdbc supports, for the lease table and for the fence tables alike: which
  * database a product name is, its clock, how to insert a row unless it already exists without failing (a failed
  * statement aborts a PostgreSQL transaction), how to increment a column and read the new value in one statement, how
- * to delete a bounded number of rows, how to bound a lock wait, and which DDL script is its own. Each table's
+ * to delete a bounded number of rows, how to bound a lock wait and a transaction's idle time, and which DDL script is
+ * its own. Each table's
  * statements are composed from these by their owner ({@code dev.lease.jdbc.LeaseStatements},
  * {@link FenceSql}).
  */
@@ -197,6 +198,41 @@ public enum SqlDialect {
             case POSTGRESQL -> atLeastOneMilli(bound) + "ms";
             // Whole seconds, at least one: InnoDB has no finer bound, and 0 would mean not to wait at all.
             case MYSQL -> Math.max(1, bound.toSeconds());
+            case H2 -> atLeastOneMilli(bound);
+        };
+    }
+
+    /**
+     * Reads how long the server waits for the next statement of this connection before ending its session, as
+     * {@link #setIdleTimeout()} takes it; null where {@link #setIdleTimeout()} is local to the transaction and needs no
+     * setting back (PostgreSQL) or does not exist (H2).
+     */
+    public String readIdleTimeout() {
+        return this == MYSQL ? "SELECT @@SESSION.wait_timeout" : null;
+    }
+
+    /**
+     * Sets how long the server lets the caller's transaction wait for its next statement before it ends the session,
+     * and with it the transaction and its row locks (one parameter, {@link #idleTimeout}); null on H2, which has no
+     * such bound.
+     */
+    public String setIdleTimeout() {
+        return switch (this) {
+            // Local to the transaction, and only while it is idle in it: an idle pooled connection is left alone.
+            case POSTGRESQL -> "SELECT set_config('idle_in_transaction_session_timeout', ?, true)";
+            // A session setting, set back when the transaction ends. wait_timeout rather than MariaDB's
+            // idle_write_transaction_timeout: MySQL has only the former.
+            case MYSQL -> "SET SESSION wait_timeout = ?";
+            case H2 -> null;
+        };
+    }
+
+    /** The idle timeout of {@link #setIdleTimeout()} that ends a session idle for {@code bound}. */
+    public Object idleTimeout(Duration bound) {
+        return switch (this) {
+            case POSTGRESQL -> atLeastOneMilli(bound) + "ms";
+            // Whole seconds, rounded up: a shorter bound than asked would end sessions the caller meant to keep.
+            case MYSQL -> Math.max(1, (bound.toMillis() + 999) / 1000);
             case H2 -> atLeastOneMilli(bound);
         };
     }

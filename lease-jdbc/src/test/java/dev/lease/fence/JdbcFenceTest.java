@@ -4,6 +4,7 @@ import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -35,6 +36,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.dao.EmptyResultDataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
 import org.springframework.transaction.annotation.Transactional;
@@ -374,6 +376,83 @@ abstract class JdbcFenceTest {
         assertThat(fence.current(resource)).hasValue(4);
         assertThat(jdbc.queryForMap("SELECT balance, fence FROM account WHERE id = ?", id).values())
                 .containsExactly(0L, 4L);
+    }
+
+    /**
+     * The liveness hole the soak found: a holder stopped inside its fenced transaction (here a thread that sends
+     * nothing more, as a process under SIGSTOP) kept the fence row locked for as long as it stayed stopped, so every
+     * successor's fence at grant timed out. Bounded, the database ends the stopped holder's session, the successor
+     * goes through long before its own lock wait would give up, and the holder's commit fails.
+     */
+    @Test
+    void aHolderStoppedInsideItsFencedTransactionNoLongerBlocksTheSuccessor() throws Exception {
+        assumeTrue(idleTimeoutSetting() != null, "this database has no idle bound");
+        JdbcFence bounded = new JdbcFence(jdbc, (table, rejection) -> { }, Duration.ofSeconds(1));
+        CountDownLatch locked = new CountDownLatch(1);
+        CountDownLatch wake = new CountDownLatch(1);
+        Future<?> holder = pool.submit(() -> transactions.executeWithoutResult(status -> {
+            bounded.advance(resource, token(1));
+            locked.countDown();
+            // Stopped for longer than the successor would wait for the lock: only the bound can let it in.
+            try {
+                wake.await(seconds(120).toMillis(), TimeUnit.MILLISECONDS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }));
+        awaitLatch(locked);
+        try {
+            bounded.advanceAtGrant(resource, token(2), seconds(20));
+        }
+        finally {
+            wake.countDown();
+        }
+        assertThat(committed("SELECT fence FROM lease_fence WHERE resource = ?", resource)).isEqualTo(2L);
+        assertThatThrownBy(() -> holder.get(seconds(60).toMillis(), TimeUnit.MILLISECONDS))
+                .as("the stopped holder's commit").isInstanceOf(ExecutionException.class);
+        assertThat(committed("SELECT fence FROM lease_fence WHERE resource = ?", resource)).isEqualTo(2L);
+    }
+
+    /**
+     * The bound is the fenced transaction's alone: set before the statement that locks, by the fence and by a fenced
+     * table alike, and gone once the transaction ends, from the very connection the pool hands out next.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"fence", "table"})
+    void theIdleBoundIsSetForTheFencedTransactionAndGoneAfterIt(String writer) throws Exception {
+        assumeTrue(idleTimeoutSetting() != null, "this database has no idle bound");
+        long id = System.nanoTime();
+        jdbc.update("INSERT INTO account (id, balance, fence) VALUES (?, 0, NULL)", id);
+        try (Connection connection = dataSource().getConnection()) {
+            SingleConnectionDataSource one = new SingleConnectionDataSource(connection, true);
+            JdbcTemplate onOne = new JdbcTemplate(one);
+            JdbcFence bounded = new JdbcFence(onOne, (table, rejection) -> { }, Duration.ofSeconds(7));
+            String before = onOne.queryForObject(idleTimeoutSetting(), String.class);
+            List<String> during = new java.util.ArrayList<>();
+            new TransactionTemplate(new DataSourceTransactionManager(one)).executeWithoutResult(status -> {
+                during.add(onOne.queryForObject(idleTimeoutSetting(), String.class));
+                if (writer.equals("fence")) {
+                    bounded.advance(resource, token(1));
+                }
+                else {
+                    bounded.table("account", "id").update(id, token(1), Map.of("balance", 1));
+                }
+                during.add(onOne.queryForObject(idleTimeoutSetting(), String.class));
+            });
+            assertThat(during).containsExactly(before, idleTimeoutShown(7));
+            assertThat(onOne.queryForObject(idleTimeoutSetting(), String.class)).isEqualTo(before);
+        }
+    }
+
+    /** Reads the connection's idle bound, or null where the database has none (H2). */
+    protected String idleTimeoutSetting() {
+        return null;
+    }
+
+    /** How {@link #idleTimeoutSetting()} shows a bound of {@code seconds}. */
+    protected String idleTimeoutShown(int seconds) {
+        return String.valueOf(seconds);
     }
 
     /** Read on a connection of its own, outside any transaction of this thread: only committed values. */

@@ -38,6 +38,14 @@ class MariaDbJdbcFenceTest extends JdbcFenceTest {
         awaitTrue(() -> MARIADB.get().lockWaits() > 0);
     }
 
+    @Override
+    protected String idleTimeoutSetting() {
+        return IDLE_TIMEOUT;
+    }
+
+    /** The session's wait_timeout, which the fence sets for its transactions. */
+    static final String IDLE_TIMEOUT = "SELECT @@SESSION.wait_timeout";
+
     /** The same tests where an UPDATE that changes no value reports 0 rows, however many rows it matched. */
     @Nested
     class WithUseAffectedRows extends JdbcFenceTest {
@@ -50,6 +58,11 @@ class MariaDbJdbcFenceTest extends JdbcFenceTest {
         @Override
         protected void awaitABlockedSession(JdbcTemplate observer) {
             awaitTrue(() -> MARIADB.get().lockWaits() > 0);
+        }
+
+        @Override
+        protected String idleTimeoutSetting() {
+            return IDLE_TIMEOUT;
         }
     }
 }

@@ -26,6 +26,16 @@ class PostgresJdbcFenceTest extends JdbcFenceTest {
     }
 
     @Override
+    protected String idleTimeoutSetting() {
+        return "SELECT current_setting('idle_in_transaction_session_timeout')";
+    }
+
+    @Override
+    protected String idleTimeoutShown(int seconds) {
+        return seconds + "s";
+    }
+
+    @Override
     protected void awaitABlockedSession(JdbcTemplate observer) {
         awaitTrue(() -> POSTGRES.get().lockWaits() > 0);
     }

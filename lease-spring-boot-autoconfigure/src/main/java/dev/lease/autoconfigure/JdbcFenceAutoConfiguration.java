@@ -62,7 +62,7 @@ public class JdbcFenceAutoConfiguration {
                     catch (RuntimeException ignored) {
                         // One failing listener must not keep the others from hearing of the refusal.
                     }
-                }));
+                }), properties.getIdleTimeout());
         if (JdbcSchemaInitialization.shouldCreate(properties.getInitializeSchema(), dataSource)) {
             fence.createSchema();
         }

@@ -41,6 +41,7 @@ class ConfigurationMetadataTest {
         assertThat(properties.get("lease.jdbc.token").get("defaultValue")).isEqualTo("per-name");
         assertThat(properties.get("lease.jdbc.initialize-schema").get("defaultValue")).isEqualTo("embedded");
         assertThat(properties.get("lease.fence.initialize-schema").get("defaultValue")).isEqualTo("embedded");
+        assertThat(properties.get("lease.fence.idle-timeout").get("defaultValue")).isEqualTo("60s");
         assertThat(properties.get("lease.jdbc.datasource.pool").get("defaultValue")).isEqualTo("own");
         assertThat(properties.get("lease.jdbc.datasource.connection-timeout").get("defaultValue")).isEqualTo("500ms");
         assertThat(properties.get("lease.health.timeout").get("defaultValue")).isEqualTo("2s");

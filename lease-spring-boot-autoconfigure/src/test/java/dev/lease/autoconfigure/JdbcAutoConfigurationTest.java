@@ -90,6 +90,18 @@ class JdbcAutoConfigurationTest {
                 });
     }
 
+    @Test
+    void aNegativeFenceIdleTimeoutFailsTheStartupNamingTheProperty() {
+        runner.withBean(DataSource.class, () -> h2("jdbc:h2:mem:idle-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1"))
+                .withPropertyValues("lease.jdbc.initialize-schema=always", "lease.fence.initialize-schema=always",
+                        "lease.fence.idle-timeout=-1s")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+                            .hasMessageContaining("lease.fence.idle-timeout").hasMessageContaining("-1S");
+                });
+    }
+
     /** Whether or not the starter was asked to create its table, the cause named is the connection, not the table. */
     @Test
     void anUnreachableDatabaseFailsTheStartupNamingItsAddress() throws Exception {
