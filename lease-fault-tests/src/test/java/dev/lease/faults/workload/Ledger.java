@@ -1,5 +1,6 @@
 package dev.lease.faults.workload;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
 
@@ -14,6 +15,7 @@ import dev.lease.faults.checker.HistoryChecker;
 import dev.lease.faults.mutants.Mutant;
 import dev.lease.fence.JdbcFence;
 import dev.lease.fence.StaleTokenException;
+import dev.lease.testing.TestTiming;
 
 /**
  * The protected resource of a fault scenario: a table that logs every write it accepts, in commit order, each in
@@ -22,6 +24,13 @@ import dev.lease.fence.StaleTokenException;
  * lease's resource, which has no token to compare.
  */
 public final class Ledger {
+
+    /**
+     * How long a writer's fenced transaction may sit idle: a holder SIGSTOPped inside it loses its session after that
+     * long, rather than blocking its successors' fence at grant until it is resumed. A few of the suite's ttls; the
+     * workers' own transactions never idle that long.
+     */
+    static final Duration IDLE_TIMEOUT = TestTiming.seconds(3);
 
     public enum Check { FENCED, BROKEN }
 
@@ -102,7 +111,7 @@ public final class Ledger {
             Function<JdbcTemplate, Writes> writes) {
         this.jdbc = new JdbcTemplate(dataSource);
         this.tx = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-        this.fence = new JdbcFence(jdbc);
+        this.fence = new JdbcFence(jdbc, (table, rejection) -> { }, IDLE_TIMEOUT);
         this.check = Mutant.ledgerCheck(check);
         this.resource = resource;
         if (reset) {
