@@ -44,7 +44,8 @@ public interface LeaseEngineListener {
     }
 
     /**
-     * A held lease was declared lost; called at most once per grant, before its holder is interrupted.
+     * A held lease was declared lost; called at most once per grant, right after the threads running its sections
+     * were interrupted (stopping the work comes first), on the thread that declared the loss.
      *
      * @param lease the lease
      * @param token its fencing token, empty on backends without one

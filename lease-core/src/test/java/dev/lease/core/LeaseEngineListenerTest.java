@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -114,6 +115,36 @@ class LeaseEngineListenerTest {
         engine.acquire(spec);
         engine.close();
         assertThat(events.list).contains("lost ledger shutdown token 5").last().isEqualTo("closed ledger");
+    }
+
+    /**
+     * The loss is told once the holder's thread was interrupted, so a test that times the loss by it (lease-etcd's
+     * HolderVersusSuccessor) never takes the interrupt for earlier than it was.
+     */
+    @Test
+    void aLossIsToldOnceTheHoldersThreadWasInterrupted() throws Throwable {
+        ScriptedBackend scripted = new ScriptedBackend();
+        Thread holder = Thread.currentThread();
+        AtomicBoolean told = new AtomicBoolean();
+        AtomicBoolean interruptedWhenTold = new AtomicBoolean();
+        engine = engineOver(scripted, new LeaseEngineListener() {
+            @Override
+            public void lost(LeaseDescription lease, OptionalLong token, LossCause cause) {
+                interruptedWhenTold.set(holder.isInterrupted());
+                told.set(true);
+            }
+        });
+        assertThatThrownBy(() -> engine.run(LeaseSpec.of("ledger", LeaseKind.CORRECTNESS), lease -> {
+            new Thread(() -> scripted.lastListener.get().leaseLost("holder node deleted")).start();
+            // Waits without clearing the interrupt flag, which the listener reads.
+            long until = System.nanoTime() + seconds(10).toNanos();
+            while (!told.get() && System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+            return null;
+        }, null)).isInstanceOf(LeaseLostException.class);
+        assertThat(told).as("told of the loss").isTrue();
+        assertThat(interruptedWhenTold).as("the holder's thread was interrupted when the listener was told").isTrue();
     }
 
     @Test
