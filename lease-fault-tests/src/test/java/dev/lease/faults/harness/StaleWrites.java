@@ -4,6 +4,8 @@ import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import org.awaitility.core.ConditionTimeoutException;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
@@ -230,6 +232,38 @@ public final class StaleWrites {
         await().atMost(BOUND).pollInterval(POLL).until(() -> run.grantedSince(pausedAt, child.worker()));
         child.resume();
         run.fault("SIGSTOP of child holder " + child.worker() + " until taken over, then SIGCONT", System.nanoTime());
+    }
+
+    /**
+     * Stops {@code child} (started with {@code pause-inside-transaction}) with SIGSTOP where it stands inside its
+     * fenced transaction, holding the fence row's lock, and waits until another worker's write with a newer token was
+     * accepted: through the successor's fence at grant and its own write, both of which need that lock. Then resumes
+     * the child and lets its write go on, into a session the database has ended, and arms its next write to freeze
+     * right before it ({@link #pausedWrites} may follow).
+     *
+     * @throws AssertionError when no successor wrote within the bound: the stopped holder's transaction kept the lock
+     */
+    public static void stopInsideItsTransaction(FaultRun run, ChildHolder child) throws Exception {
+        long token = child.nextWriteReady();
+        child.pause();
+        long stoppedAt = System.nanoTime();
+        run.fault("SIGSTOP of child holder " + child.worker() + " inside its fenced transaction (token " + token + ")",
+                stoppedAt);
+        try {
+            await().atMost(BOUND).pollInterval(POLL).until(() -> run.writeAcceptedSince(stoppedAt, child.worker(),
+                    token));
+        }
+        catch (ConditionTimeoutException ex) {
+            throw new AssertionError("No other worker wrote within " + BOUND.toSeconds() + " s while child holder "
+                    + child.worker() + " stood stopped inside its fenced transaction (token " + token + "): that "
+                    + "transaction kept the fence row locked, so every successor's fence at grant timed out", ex);
+        }
+        finally {
+            child.resume();
+            child.go();
+            // The next frozen write freezes before the write, as pausedWrites expects.
+            child.armWrite();
+        }
     }
 
     /** Without fence at grant the stale write after the successor's grant was accepted, seen by the new measure only. */

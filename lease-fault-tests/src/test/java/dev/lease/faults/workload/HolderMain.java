@@ -38,7 +38,8 @@ import dev.lease.zookeeper.ZooKeeperLeaseBackend;
  * {@code clock}, {@code go} and {@code arm}. Started by {@link ChildHolder}; arguments are {@code key=value}; with
  * {@code pause-before-write=true} the first write (of the first term, for a leader) waits for {@code go} (see
  * {@link PausedWrite}); with {@code fence-at-grant=true} every grant advances the ledger's fence before the work
- * runs; {@code long-hold-*}, see {@link LongHolds}; for JDBC, {@code jdbc-table}, {@code jdbc-tokens}
+ * runs; with {@code pause-inside-transaction=true} the first write waits for {@code go} inside its transaction instead,
+ * right after its fence advance locked the fence row; {@code long-hold-*}, see {@link LongHolds}; for JDBC, {@code jdbc-table}, {@code jdbc-tokens}
  * ({@code PER_NAME} or {@code SHARED}) and {@code jdbc-delete-idle-after-ms} configure the backend as
  * {@code lease.jdbc.*} would.
  */
@@ -99,7 +100,10 @@ public final class HolderMain {
             config = config.fencedAtGrant(conf.get("resource"));
         }
         try (LeaseEngine engine = Mutant.engine(backend, LeaseKind.CORRECTNESS, fenceAtGrant ? ledger.fence() : null)) {
-            PausedWrite gate = new PausedWrite(out, Boolean.parseBoolean(conf.get("pause-before-write")));
+            boolean inside = Boolean.parseBoolean(conf.get("pause-inside-transaction"));
+            PausedWrite gate = new PausedWrite(out, inside || Boolean.parseBoolean(conf.get("pause-before-write")),
+                    inside);
+            ledger.whenLocked(gate::locked);
             int id = Integer.parseInt(conf.get("worker"));
             LeaseWorker.BeforeWrite beforeWrite = LongHolds.of(conf).then(gate);
             Worker worker = "leader".equals(conf.get("mode"))
@@ -157,27 +161,44 @@ public final class HolderMain {
      * arrived meanwhile are reported as {@code INT} lines, and {@code WRITE_GO <interrupted>} says whether there were
      * any. The write is marked forced ({@code FORCED <id>}), so the history checks that the fence refused it rather
      * than fail the section for writing after its interrupt. Later writes pass straight through, unless {@code arm}
-     * froze the next one again.
+     * froze the next one again. Made {@code inside}, the first frozen write freezes inside its transaction instead,
+     * right after its fence advance locked the fence row ({@link #locked}), and is not forced: it started before
+     * any interrupt. Writes {@code arm} freezes later freeze before the write again.
      */
     static final class PausedWrite implements LeaseWorker.BeforeWrite {
 
         private final PrintStream out;
         private final Semaphore go = new Semaphore(0);
         private volatile boolean armed;
+        private volatile boolean inside;
         private boolean forcing;
 
-        PausedWrite(PrintStream out, boolean armed) {
+        PausedWrite(PrintStream out, boolean armed, boolean inside) {
             this.out = out;
             this.armed = armed;
+            this.inside = inside;
         }
 
         @Override
         public void beforeWrite(long token) {
-            if (!armed) {
+            if (!armed || inside) {
                 return;
             }
-            armed = false;
             forcing = true;
+            freeze(token);
+        }
+
+        /** Inside the write's transaction, once the fence row is locked with {@code token}. */
+        void locked(long token) {
+            if (!armed || !inside) {
+                return;
+            }
+            inside = false;
+            freeze(token);
+        }
+
+        private void freeze(long token) {
+            armed = false;
             out.println(PREFIX + "WRITE_READY " + token);
             boolean interrupted = false;
             while (true) {

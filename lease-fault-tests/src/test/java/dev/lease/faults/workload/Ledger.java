@@ -46,6 +46,7 @@ public final class Ledger {
         boolean write(long token, long writeId);
     }
 
+    private volatile java.util.function.LongConsumer locked = token -> { };
     private final JdbcTemplate jdbc;
     private final TransactionTemplate tx;
     private final JdbcFence fence;
@@ -124,6 +125,14 @@ public final class Ledger {
         this.writes = writes == null ? null : writes.apply(jdbc);
     }
 
+    /**
+     * Runs {@code hook} inside every write's transaction, right after the fence advanced to the write's token and so
+     * holds the fence row's lock: where a child holder stops for {@code pause-inside-transaction}.
+     */
+    public void whenLocked(java.util.function.LongConsumer hook) {
+        this.locked = hook;
+    }
+
     /** A ledger another process reset: a child JVM writes to its parent's. */
     public static Ledger attach(DataSource dataSource, Check check, String resource) {
         return new Ledger(dataSource, check, resource, false, null);
@@ -142,6 +151,7 @@ public final class Ledger {
         Boolean accepted = tx.execute(status -> {
             try {
                 advance(new FencingToken(lease, token));
+                locked.accept(token);
             }
             catch (StaleTokenException stale) {
                 status.setRollbackOnly();

@@ -80,6 +80,36 @@ class JdbcHolderFaultScenariosTest extends JdbcScenarios {
         }
     }
 
+    /**
+     * The soak's finding, made deterministic: the child holder is stopped (SIGSTOP) inside its fenced transaction,
+     * right after its fence advance locked the fence row, and stays stopped until a successor wrote. A stopped process
+     * keeps its connection, so only the fence's idle bound ends that transaction; without it every successor's fence at
+     * grant waited for the lock until its lease ran out, grant after grant, for as long as the holder stayed stopped.
+     * Then one stale write as in {@link #pausedHolderFencedAtGrant()}: the child, frozen right before a write until
+     * a successor wrote, must be refused.
+     */
+    @Test
+    void holderStoppedInsideItsFencedTransaction() throws Exception {
+        String lease = "jdbc-stopped-in-tx";
+        Ledger ledger = ledger(lease);
+        try (FaultRun run = new FaultRun("jdbc-holder-stopped-inside-its-transaction", "jdbc (PostgreSQL)",
+                LeaseKind.CORRECTNESS, ledger, true); LeaseEngine local = engine(ledger.fence())) {
+            Map<String, String> args = childArgs(lease, TTL, 13);
+            args.put("fence-at-grant", "true");
+            args.put("pause-inside-transaction", "true");
+            ChildHolder child = run.child(1, args, Map.of());
+            child.awaitWriteReady();
+            // Disarmed: the successor must write while the child stands stopped; pausedWrites arms it later.
+            HeldAfterGrant successor = HeldAfterGrant.disarmed();
+            LeaseWorker rival = run.worker(2, local, config(lease, TTL, 13).fencedAtGrant(lease), successor);
+            StaleWrites.stopInsideItsTransaction(run, child);
+            StaleWrites.pausedWrites(run, child, rival, successor, 1, new Random(Seeds.of(lease)), true);
+            HistoryChecker.Verdict verdict = run.finish();
+            assertFenceRefused(verdict);
+            assertThat(verdict.staleWritesAfterGrant()).as("stale writes accepted after a successor's grant").isZero();
+        }
+    }
+
     /** The window fence at grant closes, shown open; see {@code ZooKeeperHolderFaultScenariosTest}. */
     @Test
     void pausedHolderWritesAfterTheSuccessorsGrant() throws Exception {
