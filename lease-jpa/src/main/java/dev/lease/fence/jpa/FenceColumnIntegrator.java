@@ -36,6 +36,16 @@ public final class FenceColumnIntegrator implements Integrator {
      */
     public static final String LISTENER_PROPERTY = "dev.lease.fence.jpa.listener";
 
+    /**
+     * Session factory property: how long a transaction that locked a fenced entity's row may sit idle, waiting for the
+     * application's next statement, before the database ends its session and rolls it back; a
+     * {@link java.time.Duration}, a number of seconds or a text such as {@code 60s}; 60 seconds when absent, zero for no bound. A holder stopped
+     * inside its fenced transaction would otherwise keep the row locked, and every successor's write and fence at
+     * grant of that entity waiting, for as long as it stays stopped. Applies in Spring-managed transactions on
+     * PostgreSQL, MySQL and MariaDB; the Spring Boot auto-configuration sets it from {@code lease.fence.idle-timeout}.
+     */
+    public static final String IDLE_TIMEOUT_PROPERTY = "dev.lease.fence.jpa.idle-timeout";
+
     /** Internal: a {@link FenceRule} replacing the comparison, for the fault suite's mutant only. */
     static final String RULE_PROPERTY = "dev.lease.fence.jpa.rule";
 
@@ -60,7 +70,8 @@ public final class FenceColumnIntegrator implements Integrator {
         FenceRule rule = settings.get(RULE_PROPERTY) instanceof FenceRule given ? given : FenceRule.AT_MOST_TOKEN;
         Dialect dialect = sessionFactory.getJdbcServices().getDialect();
         FenceWriteListener writes = new FenceWriteListener(fenced, found.classes(), rule, listener,
-                dialect.getForUpdateString(), Tombstones.on(sqlDialect(dialect, fenced)));
+                dialect.getForUpdateString(), Tombstones.on(IdleTimeout.of(sqlDialect(dialect, fenced),
+                settings.get(IDLE_TIMEOUT_PROPERTY))));
         EventListenerRegistry registry = sessionFactory.getServiceRegistry().getService(EventListenerRegistry.class);
         registry.appendListeners(EventType.PRE_INSERT, writes);
         registry.appendListeners(EventType.PRE_UPDATE, writes);

@@ -172,14 +172,14 @@ final class FenceWriteListener implements PreInsertEventListener, PreUpdateEvent
         if (token == null) {
             if (write == Write.DELETE) {
                 // Unfenced, yet the row's fence outlives it: an older holder must not bring the row back afterwards.
-                row.lockAndRead(session, persister, id).ifPresent(kept -> tombstones.keep(session, row.resource(id),
-                        kept));
+                row.lockAndRead(session, persister, id, tombstones.idle())
+                        .ifPresent(kept -> tombstones.keep(session, row.resource(id), kept));
             }
             return;
         }
         // A new entity with a generated identity has no row yet (and no id until the insert); any other may have one.
         if (id != null) {
-            OptionalLong stored = row.lockAndRead(session, persister, id);
+            OptionalLong stored = row.lockAndRead(session, persister, id, tombstones.idle());
             // No row: a delete may have left its fence behind, which an insert of the same id must respect.
             OptionalLong gone = stored.isEmpty() && write == Write.INSERT
                     ? tombstones.lockAndRead(session, row.resource(id)) : OptionalLong.empty();
@@ -246,7 +246,7 @@ final class FenceWriteListener implements PreInsertEventListener, PreUpdateEvent
             throw new IllegalStateException("Refused to " + write + " an entity " + row.entity + " whose id Hibernate"
                     + " does not tell: its @FenceColumn (" + property + ") cannot be checked.");
         }
-        OptionalLong stored = row.lockAndRead(session, persister, id);
+        OptionalLong stored = row.lockAndRead(session, persister, id, tombstones.idle());
         if (stored.isEmpty()) {
             return; // no owner row: the collection's rows cannot refer to it either
         }

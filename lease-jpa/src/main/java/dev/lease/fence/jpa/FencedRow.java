@@ -53,10 +53,13 @@ final class FencedRow {
 
     /**
      * The row's fence, read with a lock that holds until the session's transaction ends; empty when the row does not
-     * exist. A row written before it had a fence (NULL) counts as fence 0.
+     * exist. A row written before it had a fence (NULL) counts as fence 0. The transaction's idle time is bounded
+     * first, on the same connection: the lock must not outlive a holder stopped inside the transaction.
      */
-    OptionalLong lockAndRead(SharedSessionContractImplementor session, EntityPersister persister, Object id) {
+    OptionalLong lockAndRead(SharedSessionContractImplementor session, EntityPersister persister, Object id,
+            IdleTimeout idle) {
         return session.doReturningWork(connection -> {
+            idle.apply(connection);
             try (PreparedStatement statement = connection.prepareStatement(lockAndRead)) {
                 persister.getIdentifierType().nullSafeSet(statement, id, 1, session);
                 try (ResultSet row = statement.executeQuery()) {

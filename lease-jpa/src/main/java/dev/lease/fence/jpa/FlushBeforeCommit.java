@@ -42,7 +42,7 @@ final class FlushBeforeCommit implements TransactionSynchronization {
         }
     }
 
-    private static boolean isPresent(String className) {
+    static boolean isPresent(String className) {
         try {
             Class.forName(className, false, FlushBeforeCommit.class.getClassLoader());
             return true;

@@ -23,22 +23,29 @@ final class Tombstones {
     private static final String ADVANCE = FenceSql.positional(FenceSql.ADVANCE);
 
     private final SqlDialect dialect;
+    private final IdleTimeout idle;
     private final String insert;
 
-    private Tombstones(SqlDialect dialect) {
-        this.dialect = dialect;
+    private Tombstones(IdleTimeout idle) {
+        this.dialect = idle.dialect();
+        this.idle = idle;
         this.insert = FenceSql.positional(FenceSql.insertIfAbsent(dialect));
     }
 
-    /** The tombstones on {@code dialect}'s database. */
-    static Tombstones on(SqlDialect dialect) {
-        return new Tombstones(dialect);
+    /** The tombstones on the database of {@code idle}, whose locking statements bound the idle time first. */
+    static Tombstones on(IdleTimeout idle) {
+        return new Tombstones(idle);
+    }
+
+    /** The bound on the idle time of the transactions that lock a fenced row. */
+    IdleTimeout idle() {
+        return idle;
     }
 
     /** The mark a delete left for {@code resource}, read under a row lock until the transaction ends. */
     OptionalLong lockAndRead(SharedSessionContractImplementor session, String resource) {
         return session.doReturningWork(connection -> {
-            try (PreparedStatement statement = connection.prepareStatement(READ)) {
+            try (PreparedStatement statement = prepare(connection, READ)) {
                 statement.setString(1, resource);
                 try (ResultSet row = statement.executeQuery()) {
                     return row.next() ? OptionalLong.of(row.getLong(1)) : OptionalLong.empty();
@@ -57,6 +64,7 @@ final class Tombstones {
     void keep(SharedSessionContractImplementor session, String resource, long fence) {
         session.doWork(connection -> {
             try {
+                idle.apply(connection);
                 if (advance(connection, resource, fence) == 0 && insert(connection, resource, fence) == 0) {
                     // Present with a higher mark (an unfenced re-insert left a lower row fence), or just created by a
                     // transaction this one waited for: moved if it is lower, kept otherwise.
@@ -67,6 +75,11 @@ final class Tombstones {
                 throw unusable(resource, ex);
             }
         });
+    }
+
+    private PreparedStatement prepare(Connection connection, String sql) throws SQLException {
+        idle.apply(connection);
+        return connection.prepareStatement(sql);
     }
 
     private static int advance(Connection connection, String resource, long fence) throws SQLException {
