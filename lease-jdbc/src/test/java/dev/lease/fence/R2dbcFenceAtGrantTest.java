@@ -31,7 +31,8 @@ import dev.lease.sql.SqlDialect;
 /**
  * {@link R2dbcFence}'s fence at grant on a real database through its R2DBC driver: a lock wait ends at the validity
  * it is given, saying what it waited for; a nested section's advance joins the caller's reactive transaction that
- * holds the row's lock (a transaction of its own would wait for that lock); the caller's lock timeout is set back.
+ * holds the row's lock (a transaction of its own would wait for that lock); the caller's lock timeout is set back; a
+ * holder stopped inside its fenced transaction blocks a successor no longer than the fence's idle timeout.
  */
 abstract class R2dbcFenceAtGrantTest {
 
