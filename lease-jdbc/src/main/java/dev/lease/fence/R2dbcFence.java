@@ -39,6 +39,7 @@ public final class R2dbcFence {
     private final DatabaseClient db;
     private final FenceListener listener;
     private final R2dbcFenceAtGrant atGrant;
+    private final R2dbcIdleBound idleBound;
     private volatile SqlDialect dialect;
 
     /**
@@ -54,8 +55,38 @@ public final class R2dbcFence {
      * @param listener told of each refusal, such as the auto-configuration's {@code lease.fence.rejected} counter
      */
     public R2dbcFence(DatabaseClient db, FenceListener listener) {
+        this(db, listener, Duration.ofSeconds(JdbcFence.DEFAULT_IDLE_TIMEOUT_SECONDS));
+    }
+
+    /**
+     * A fence whose writers' reactive transactions may sit idle at most {@code idleTimeout}.
+     *
+     * <p>A transaction that wrote through this fence holds the row's lock until it ends. A holder stopped inside it
+     * (paused, frozen, in a debugger) keeps its connection open, so the database would never end it: every
+     * successor's write and fence at grant of that resource would wait for the lock as long as the holder stays
+     * stopped. So the fence tells the database, in the writer's transaction, to end its session once it waited that
+     * long for the writer's next statement (PostgreSQL's {@code idle_in_transaction_session_timeout}, local to the
+     * transaction; MySQL's and MariaDB's {@code wait_timeout}, set back when the transaction ends; H2 has none). A
+     * writer that sits idle that long inside its transaction loses it: the transaction rolls back and the next
+     * statement or the commit fails. Keep it above the longest pause a live writer makes between two statements of a
+     * fenced transaction, and near the leases' ttl, which is how long a successor waits for the lock at grant.
+     *
+     * @param db the client of the database the fenced resource lives in, bound to the same transactions as the writes
+     *        the fence protects
+     * @param listener told of each refusal, such as the auto-configuration's {@code lease.fence.rejected} counter
+     * @param idleTimeout the longest a fenced transaction may wait for its writer's next statement;
+     *        {@link Duration#ZERO} for no bound (the database's own settings)
+     * @throws IllegalArgumentException when {@code idleTimeout} is negative
+     */
+    public R2dbcFence(DatabaseClient db, FenceListener listener, Duration idleTimeout) {
         this.db = Objects.requireNonNull(db, "db");
         this.listener = Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(idleTimeout, "idleTimeout");
+        if (idleTimeout.isNegative()) {
+            throw new IllegalArgumentException("R2dbcFence idleTimeout is " + idleTimeout + ": it must be positive, or "
+                    + "zero to leave fenced transactions to the database's own idle settings (lease.fence.idle-timeout)");
+        }
+        this.idleBound = new R2dbcIdleBound(db, this::dialect, idleTimeout);
         DefaultTransactionDefinition own = new DefaultTransactionDefinition(
                 TransactionDefinition.PROPAGATION_REQUIRES_NEW);
         this.atGrant = new R2dbcFenceAtGrant(db,
@@ -65,7 +96,8 @@ public final class R2dbcFence {
 
     /**
      * In the caller's reactive transaction, moves the resource's fence up to {@code token}, or refuses a token lower
-     * than one already accepted. Equal tokens pass.
+     * than one already accepted. Equal tokens pass. From then on the transaction holds the fence row's lock and may sit
+     * idle at most the fence's idle timeout ({@link #R2dbcFence(DatabaseClient, FenceListener, Duration)}).
      *
      * @param resource what is being written, such as {@code "invoice-42"}
      * @param token the token of the lease the write is made under ({@code ReactiveLeaseContext.token()})
@@ -78,6 +110,7 @@ public final class R2dbcFence {
         Objects.requireNonNull(token, "token");
         long value = token.value();
         return requireTransaction(resource, token)
+                .then(Mono.defer(idleBound::apply))
                 .then(update(value, resource))
                 .flatMap(moved -> moved ? Mono.just(true) : insertIfAbsent(resource, value))
                 // The row appeared meanwhile (a concurrent first writer); this waits for its lock and checks again.

@@ -217,12 +217,20 @@ public enum SqlDialect {
      * such bound.
      */
     public String setIdleTimeout() {
+        return setIdleTimeout("?");
+    }
+
+    /**
+     * {@link #setIdleTimeout()} with its one parameter written as {@code parameter}, such as {@code :timeout} for
+     * Spring's R2DBC {@code DatabaseClient}; null on H2.
+     */
+    public String setIdleTimeout(String parameter) {
         return switch (this) {
             // Local to the transaction, and only while it is idle in it: an idle pooled connection is left alone.
-            case POSTGRESQL -> "SELECT set_config('idle_in_transaction_session_timeout', ?, true)";
+            case POSTGRESQL -> "SELECT set_config('idle_in_transaction_session_timeout', " + parameter + ", true)";
             // A session setting, set back when the transaction ends. wait_timeout rather than MariaDB's
             // idle_write_transaction_timeout: MySQL has only the former.
-            case MYSQL -> "SET SESSION wait_timeout = ?";
+            case MYSQL -> "SET SESSION wait_timeout = " + parameter;
             case H2 -> null;
         };
     }

@@ -2,10 +2,14 @@ package dev.lease.fence;
 
 import static dev.lease.testing.TestTiming.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.r2dbc.spi.ConnectionFactory;
@@ -14,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.r2dbc.connection.R2dbcTransactionManager;
+import org.springframework.r2dbc.connection.SingleConnectionFactory;
 import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.transaction.reactive.TransactionalOperator;
 import reactor.core.publisher.Mono;
@@ -26,7 +31,8 @@ import dev.lease.sql.SqlDialect;
 /**
  * {@link R2dbcFence}'s fence at grant on a real database through its R2DBC driver: a lock wait ends at the validity
  * it is given, saying what it waited for; a nested section's advance joins the caller's reactive transaction that
- * holds the row's lock (a transaction of its own would wait for that lock); the caller's lock timeout is set back.
+ * holds the row's lock (a transaction of its own would wait for that lock); the caller's lock timeout is set back; a
+ * holder stopped inside its fenced transaction blocks a successor no longer than the fence's idle timeout.
  */
 abstract class R2dbcFenceAtGrantTest {
 
@@ -131,6 +137,78 @@ abstract class R2dbcFenceAtGrantTest {
                     assertThat(both[1]).as("lock timeout before -> after").isEqualTo(both[0]);
                 })
                 .verifyComplete();
+    }
+
+    /**
+     * The liveness hole the soak found: a holder stopped inside its fenced transaction (here a transaction that sends
+     * nothing more, as a process under SIGSTOP) kept the fence row locked for as long as it stayed stopped, so every
+     * successor's fence at grant timed out. Bounded, the database ends the stopped holder's session, the successor
+     * goes through long before its own lock wait would give up, and the holder's commit fails.
+     */
+    @Test
+    void aHolderStoppedInsideItsFencedTransactionNoLongerBlocksTheSuccessor() throws Exception {
+        assumeTrue(idleTimeoutSetting() != null, "this database has no idle bound");
+        R2dbcFence bounded = new R2dbcFence(db, (table, rejection) -> { }, Duration.ofSeconds(1));
+        CountDownLatch locked = new CountDownLatch(1);
+        Sinks.Empty<Void> wakeUp = Sinks.empty();
+        // Stopped for longer than the successor would wait for the lock: only the bound can let it in.
+        CompletableFuture<Void> holder = bounded.advance(resource, token(1)).then(Mono.fromRunnable(locked::countDown))
+                .then(wakeUp.asMono())
+                .as(transactions::transactional)
+                .toFuture();
+        assertThat(locked.await(seconds(30).toMillis(), TimeUnit.MILLISECONDS)).as("the holder wrote").isTrue();
+        try {
+            StepVerifier.create(bounded.advanceAtGrant(resource, token(2), seconds(20))).verifyComplete();
+        }
+        finally {
+            wakeUp.tryEmitEmpty();
+        }
+        assertThat(committed(resource).block(seconds(30))).isEqualTo(2L);
+        assertThatThrownBy(() -> holder.get(seconds(60).toMillis(), TimeUnit.MILLISECONDS))
+                .as("the stopped holder's commit").isInstanceOf(ExecutionException.class);
+        assertThat(committed(resource).block(seconds(30))).isEqualTo(2L);
+    }
+
+    /**
+     * The bound is the fenced transaction's alone: set before the statement that locks, once however many resources
+     * the transaction fences, and gone once the transaction ends, from the very connection the next one gets.
+     */
+    @Test
+    void theIdleBoundIsSetForTheFencedTransactionAndGoneAfterIt() {
+        assumeTrue(idleTimeoutSetting() != null, "this database has no idle bound");
+        SingleConnectionFactory one = new SingleConnectionFactory(connectionFactory());
+        one.setSuppressClose(true);
+        try {
+            DatabaseClient onOne = DatabaseClient.create(one);
+            R2dbcFence bounded = new R2dbcFence(onOne, (table, rejection) -> { }, Duration.ofSeconds(7));
+            Mono<String> setting = onOne.sql(idleTimeoutSetting()).map(row -> String.valueOf(row.get(0))).first();
+            String before = setting.block(seconds(30));
+            List<String> during = setting
+                    .flatMap(first -> bounded.advance(resource, token(1))
+                            .then(bounded.advance(resource + "-other", token(1)))
+                            .then(setting).map(second -> List.of(first, second)))
+                    .as(TransactionalOperator.create(new R2dbcTransactionManager(one))::transactional)
+                    .block(seconds(30));
+            assertThat(during).containsExactly(before, idleTimeoutShown(7));
+            assertThat(setting.block(seconds(30))).isEqualTo(before);
+        }
+        finally {
+            one.destroy();
+        }
+    }
+
+    /** Reads the connection's idle bound, or null where the database has none (H2). */
+    private String idleTimeoutSetting() {
+        return switch (dialect().block()) {
+            case POSTGRESQL -> "SELECT current_setting('idle_in_transaction_session_timeout')";
+            case MYSQL -> "SELECT @@SESSION.wait_timeout";
+            case H2 -> null;
+        };
+    }
+
+    /** How {@link #idleTimeoutSetting()} shows a bound of {@code seconds}. */
+    private String idleTimeoutShown(int seconds) {
+        return dialect().block() == SqlDialect.POSTGRESQL ? seconds + "s" : String.valueOf(seconds);
     }
 
     /** What a connection outside the caller's transaction sees: only what was committed. */

@@ -8,6 +8,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.r2dbc.core.DatabaseClient;
@@ -22,7 +23,8 @@ import dev.lease.reactive.ReactiveLeaseTemplate;
 /**
  * Reactive leases when Reactor is on the classpath: a {@link ReactiveLeaseTemplate} over the {@link LeaseEngine}
  * (what {@code @Leased}/{@code @LeaderOnly} {@code Mono}/{@code Flux} methods run through), and with a single R2DBC
- * {@code DatabaseClient}, an {@link R2dbcFence} over it that also advances fences at grant without blocking.
+ * {@code DatabaseClient}, an {@link R2dbcFence} over it that also advances fences at grant without blocking, its
+ * fenced transactions' idle time bounded by {@code lease.fence.idle-timeout}.
  */
 @AutoConfiguration(after = LeaseAutoConfiguration.class,
         afterName = {"org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration",
@@ -44,11 +46,13 @@ public class ReactiveLeaseAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass({DatabaseClient.class, R2dbcFence.class})
     @ConditionalOnSingleCandidate(DatabaseClient.class)
+    @EnableConfigurationProperties(JdbcFenceProperties.class)
     static class R2dbcFenceConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        R2dbcFence r2dbcFence(DatabaseClient db, ObjectProvider<FenceListener> listeners) {
+        R2dbcFence r2dbcFence(DatabaseClient db, ObjectProvider<FenceListener> listeners,
+                JdbcFenceProperties properties) {
             List<FenceListener> told = listeners.orderedStream().toList();
             return new R2dbcFence(db, (table, rejection) -> told.forEach(listener -> {
                 try {
@@ -57,7 +61,7 @@ public class ReactiveLeaseAutoConfiguration {
                 catch (RuntimeException ignored) {
                     // One failing listener must not keep the others from hearing of the refusal.
                 }
-            }));
+            }), properties.getIdleTimeout());
         }
 
         @Bean

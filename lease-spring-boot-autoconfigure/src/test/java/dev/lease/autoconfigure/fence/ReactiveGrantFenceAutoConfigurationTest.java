@@ -12,6 +12,7 @@ import io.r2dbc.spi.ConnectionFactory;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.transaction.reactive.TransactionalOperator;
@@ -55,6 +56,17 @@ class ReactiveGrantFenceAutoConfigurationTest {
                     .block(seconds(30));
 
             assertThat(fence.current(resource).block(seconds(30))).isEqualTo(4L);
+        });
+    }
+
+    /** lease.fence.idle-timeout reaches the reactive fence too: checked, and refused naming the property. */
+    @Test
+    void aNegativeFenceIdleTimeoutFailsTheStartupNamingTheProperty() {
+        runner.withPropertyValues("lease.fence.idle-timeout=-1s").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+                    .hasMessageContaining("R2dbcFence").hasMessageContaining("lease.fence.idle-timeout")
+                    .hasMessageContaining("-1S");
         });
     }
 }
