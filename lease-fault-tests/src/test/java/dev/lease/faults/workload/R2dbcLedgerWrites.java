@@ -38,7 +38,7 @@ final class R2dbcLedgerWrites implements Ledger.Writes {
         this.db = DatabaseClient.create(new PostgresqlConnectionFactory(PostgresqlConnectionConfiguration.builder()
                 .host("localhost").port(port).username("postgres").database("postgres").build()));
         this.transactions = TransactionalOperator.create(new R2dbcTransactionManager(db.getConnectionFactory()));
-        this.fence = new R2dbcFence(db);
+        this.fence = new R2dbcFence(db, (table, rejection) -> { }, Ledger.IDLE_TIMEOUT);
         this.broken = Mutant.active() == Mutant.FENCE;
         this.resource = resource;
     }
