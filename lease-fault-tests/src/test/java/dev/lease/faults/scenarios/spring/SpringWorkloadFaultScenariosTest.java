@@ -399,7 +399,7 @@ class SpringWorkloadFaultScenariosTest extends FaultScenarios {
         TransactionalJob transactional = instance.bean(TransactionalJob.class);
         AsyncJob async = instance.bean(AsyncJob.class);
         instance.drive(1, lease, (worker, acquire, random) -> transactional.run(lease, worker, acquire, hold(random)));
-        instance.drive(51, lease, (worker, acquire, random) -> SpringInstance.await(async.run(lease, worker, acquire,
+        instance.drive(51, lease, (worker, acquire, random) -> instance.awaitAsync(async.run(lease, worker, acquire,
                 hold(random)), BOUND));
     }
 
