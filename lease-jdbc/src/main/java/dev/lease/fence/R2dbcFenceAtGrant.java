@@ -108,9 +108,7 @@ final class R2dbcFenceAtGrant {
     }
 
     private Mono<Object> readLockTimeout(SqlDialect d) {
-        // MySQL's unsigned system variables come back as BigInteger, which not every driver binds.
-        return db.sql(d.readLockTimeout()).map(row -> row.get(0)).first()
-                .map(value -> value instanceof Number number ? (Object) number.longValue() : value);
+        return db.sql(d.readLockTimeout()).map(row -> row.get(0)).first().map(SqlDialect::settingToBind);
     }
 
     private Mono<Void> setLockTimeout(SqlDialect d, Object value) {

@@ -59,9 +59,7 @@ final class R2dbcIdleBound {
         }
         tx.bindResource(key, bound);
         Mono<Object> before = d.readIdleTimeout() == null ? Mono.just(SetBack.NOTHING)
-                : db.sql(d.readIdleTimeout()).map(row -> row.get(0)).first()
-                        // MySQL's unsigned system variables come back as BigInteger, which not every driver binds.
-                        .map(value -> value instanceof Number number ? (Object) number.longValue() : value);
+                : db.sql(d.readIdleTimeout()).map(row -> row.get(0)).first().map(SqlDialect::settingToBind);
         return before.doOnNext(value -> tx.registerSynchronization(new SetBack(tx, key, d, value)))
                 .then(db.sql(d.setIdleTimeout(":timeout")).bind("timeout", d.idleTimeout(bound)).then());
     }

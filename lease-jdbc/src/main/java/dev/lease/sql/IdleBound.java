@@ -65,9 +65,7 @@ public final class IdleBound {
         try (PreparedStatement statement = connection.prepareStatement(sql);
                 ResultSet rows = statement.executeQuery()) {
             rows.next();
-            Object value = rows.getObject(1);
-            // MySQL's unsigned system variables come back as BigInteger, which not every driver binds.
-            return value instanceof Number number ? Long.valueOf(number.longValue()) : value;
+            return SqlDialect.settingToBind(rows.getObject(1));
         }
     }
 

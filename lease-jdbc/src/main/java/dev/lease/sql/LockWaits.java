@@ -98,9 +98,7 @@ public final class LockWaits {
 
     /** The lock timeout of the connection the caller's transaction runs on, as {@link #setLockTimeout} takes it. */
     private static Object readLockTimeout(JdbcOperations jdbc, SqlDialect d) {
-        Object value = jdbc.queryForObject(d.readLockTimeout(), Object.class);
-        // MySQL's unsigned system variables come back as BigInteger, which not every driver binds.
-        return value instanceof Number number ? Long.valueOf(number.longValue()) : value;
+        return SqlDialect.settingToBind(jdbc.queryForObject(d.readLockTimeout(), Object.class));
     }
 
     private static void setLockTimeout(JdbcOperations jdbc, SqlDialect d, Object value) {

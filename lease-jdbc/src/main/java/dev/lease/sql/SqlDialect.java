@@ -245,6 +245,14 @@ public enum SqlDialect {
         };
     }
 
+    /**
+     * A session setting as read back ({@link #readLockTimeout()}, {@link #readIdleTimeout()}), in a form every driver
+     * binds again: MySQL's unsigned system variables come back as BigInteger, which not every driver binds.
+     */
+    public static Object settingToBind(Object value) {
+        return value instanceof Number number ? Long.valueOf(number.longValue()) : value;
+    }
+
     /** Whether the database ended a statement because its wait for a lock reached the lock timeout. */
     public boolean isLockTimeout(SQLException ex) {
         return isLockTimeout(ex.getSQLState(), ex.getErrorCode());
